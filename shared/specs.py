@@ -1,0 +1,85 @@
+"""The registry of protocol versions that `hallubench build` turns into task files.
+
+A protocol version is an *entry module* under `shared/` plus a list of cases in
+`frozen_cases/<benchmark>/v<N>/cases.json`. The entry module, and every hallubench module it
+imports, is embedded byte-exact into `tasks/<benchmark>_v<N>.py`, so it must follow the
+embedding rules:
+
+* import other hallubench modules with relative imports only (`from ..hashing import ...`);
+* import only the standard library, numpy and httpx at module level; no I/O, clock,
+  environment or global random state at import time or while rendering;
+* expose three functions:
+
+  - `render(case: dict) -> str`: the first user message for the case (its sha256 is the
+    committed golden hash);
+  - `play(case: dict, conv: Conversation) -> dict`: talk to the model through
+    `conv.system(str)` / `conv.ask(str)` only, score the replies, and return an outcome dict
+    with `verdict` (pass / fail / error / unscored), `detail` and JSON-able extras such as
+    `scores`; `hallubench.rows.play_row` adds the identity fields and turns exceptions into
+    error rows;
+  - `aggregate(rows: list[dict]) -> dict`: metrics over all rows of one model, error rows
+    included, returning at least `headline` (float), `headline_name` and `metrics`.
+
+Tooling modules (build, rescore, cli, ...) are never embedded and may import anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+
+@dataclass(frozen=True)
+class ProtocolSpec:
+    """One protocol version: what to embed and how to name it."""
+
+    benchmark: str
+    version: int
+    entry: str
+    title: str
+    description: str
+    cases_factory: str | None = None
+    n_jobs: int = 1
+
+    @property
+    def protocol_id(self) -> str:
+        return f"{self.benchmark}/v{self.version}"
+
+    @property
+    def stem(self) -> str:
+        """File-name stem, also the Python identifier of the stored task: `hallumaze_v2`."""
+        return f"{self.benchmark.replace('-', '_')}_v{self.version}"
+
+    @property
+    def task_name(self) -> str:
+        """Name of the stored kbench task; its slug is the Kaggle task slug."""
+        return f"{self.benchmark}-v{self.version}"
+
+    @property
+    def tag(self) -> str:
+        return f"{self.benchmark}/v{self.version}"
+
+    @property
+    def task_path(self) -> PurePosixPath:
+        return PurePosixPath("tasks") / f"{self.stem}.py"
+
+    @property
+    def cases_path(self) -> PurePosixPath:
+        return PurePosixPath("frozen_cases") / self.benchmark / f"v{self.version}" / "cases.json"
+
+    @property
+    def golden_path(self) -> PurePosixPath:
+        return PurePosixPath("frozen_cases") / self.benchmark / f"v{self.version}" / "prompts.sha256.json"
+
+
+PROTOCOLS: tuple[ProtocolSpec, ...] = ()
+
+
+def find(name: str) -> list[ProtocolSpec]:
+    """Protocols matching a benchmark name (`hallumaze`), an id (`hallumaze/v2`) or a stem."""
+    matches = [
+        spec
+        for spec in PROTOCOLS
+        if name in (spec.benchmark, spec.protocol_id, spec.stem, spec.task_name, str(spec.task_path))
+    ]
+    return sorted(matches, key=lambda spec: spec.version)
