@@ -1,4 +1,4 @@
-"""`hallubench build`: not built yet (placeholder so the command list is fixed)."""
+"""`hallubench build [BENCHMARK...] [--check]`: generate task files for every unfrozen protocol."""
 
 from __future__ import annotations
 
@@ -7,10 +7,68 @@ import sys
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("build", help="(not built yet)")
-    parser.set_defaults(handler=_not_built)
+    parser = subparsers.add_parser(
+        "build",
+        help="write tasks/<benchmark>_v<N>.py, cases and golden prompt hashes for unfrozen protocols",
+        description="Render every unfrozen protocol version into its self-contained task file. "
+        "Frozen versions are never rebuilt. Building twice gives identical bytes.",
+    )
+    parser.add_argument(
+        "benchmarks", nargs="*", metavar="BENCHMARK", help="benchmark names or protocol ids (default: all)"
+    )
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when a file is stale")
+    parser.set_defaults(handler=run)
 
 
-def _not_built(args: argparse.Namespace) -> int:
-    print("hallubench build is not built yet", file=sys.stderr)
-    return 2
+def run(args: argparse.Namespace) -> int:
+    from ..build import build_protocol, load_specs, stale_files, unfrozen, write_built
+    from ..repo import RepositoryNotFound, repo_root
+    from ..taskfile.closure import EmbeddingError
+
+    try:
+        root = repo_root()
+    except RepositoryNotFound as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    specs = load_specs(root)
+    if args.benchmarks:
+        wanted = set(args.benchmarks)
+        known = {name for spec in specs for name in (spec.benchmark, spec.protocol_id, spec.stem)}
+        unknown = sorted(wanted - known)
+        if unknown:
+            print(
+                f"error: unknown benchmark(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}",
+                file=sys.stderr,
+            )
+            return 2
+        specs = tuple(s for s in specs if {s.benchmark, s.protocol_id, s.stem} & wanted)
+    todo = unfrozen(root, specs)
+    for spec in specs:
+        if spec not in todo:
+            print(f"{spec.protocol_id}: frozen, not rebuilt")
+    failed = False
+    stale_total = 0
+    for spec in todo:
+        try:
+            built = build_protocol(root, spec)
+        except (EmbeddingError, ValueError, FileNotFoundError) as exc:
+            print(f"{spec.protocol_id}: build failed: {exc}", file=sys.stderr)
+            failed = True
+            continue
+        if args.check:
+            stale = stale_files(root, built)
+            stale_total += len(stale)
+            for path in stale:
+                print(f"{spec.protocol_id}: stale {path} (run `hallubench build {spec.benchmark}`)")
+            if not stale:
+                print(f"{spec.protocol_id}: up to date ({len(built.files)} files)")
+        else:
+            changed = write_built(root, built)
+            cases = built.files[spec.cases_path].count("\n") - 2
+            print(
+                f"{spec.protocol_id}: {spec.task_path} payload {built.payload_sha256[:12]} "
+                f"{cases} cases, {len(changed)} file(s) written"
+            )
+    if failed:
+        return 2
+    return 1 if stale_total else 0

@@ -1,0 +1,1 @@
+"""Task files: writing them from a protocol spec, and reading them back without executing them."""
