@@ -1,0 +1,184 @@
+"""Finding and loading run files, one bad file never costing the others.
+
+Accepts loose `*.run.json` files and directories. A directory is searched recursively, which
+covers the layout `kaggle benchmarks tasks download` writes:
+`<out>/<task slug>/<server version or "unset">/<normalized model slug>/<run id>/...`
+(kaggle 2.2.5 `benchmarks_tasks_download_cli`). When a file sits under such a path, the
+server version, model directory and run id are recorded beside the run; run files do not
+contain them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeAlias
+
+from ..hashing import sha256_bytes
+from .model import Run, TaskVersion
+from .parse import RunFormatError, parse_run, parse_task_version
+
+StrPath: TypeAlias = str | os.PathLike[str]
+
+RUN_SUFFIX = ".run.json"
+COMPANION_SUFFIXES = (".atif.json", ".result.json")  # written beside the run file with WRITE_ATIF=True
+
+
+class RunFileError(Exception):
+    """A file that could not be read as a run (or task) file: where, and why."""
+
+    def __init__(self, path: Path, message: str, location: str = "") -> None:
+        self.path = path
+        self.message = message
+        self.location = location
+        where = f" at {location}" if location else ""
+        super().__init__(f"{path}{where}: {message}")
+
+
+@dataclass(frozen=True)
+class DownloadLayout:
+    """Where a run file sits in the `kaggle benchmarks tasks download` tree."""
+
+    task_slug: str
+    server_version: int | None  # None when the CLI wrote "unset"
+    model_dir: str  # the normalized model slug, e.g. "claude-sonnet-4-6-default"
+    run_id: str
+    run_dir: Path
+
+
+@dataclass(frozen=True)
+class LoadedRun:
+    path: Path
+    run: Run
+    sha256: str  # of the file's bytes: identical copies (same run under two names) share it
+    layout: DownloadLayout | None = None
+    companions: list[Path] = field(default_factory=list)  # existing .atif.json / .result.json beside it
+
+
+def load_run(path: StrPath) -> LoadedRun:
+    """Load one run file. Raises `RunFileError`."""
+    file = Path(path)
+    data, raw = _read_json(file)
+    try:
+        run = parse_run(data)
+    except RunFormatError as exc:
+        raise RunFileError(file, exc.message, exc.location) from exc
+    except RecursionError as exc:
+        raise RunFileError(file, "subruns nested too deeply to read") from exc
+    return LoadedRun(
+        path=file,
+        run=run,
+        sha256=sha256_bytes(raw),
+        layout=download_layout(file),
+        companions=_companions(file),
+    )
+
+
+def load_task_file(path: StrPath) -> TaskVersion:
+    """Load one `*.task.json` file. Raises `RunFileError`."""
+    file = Path(path)
+    data, _ = _read_json(file)
+    try:
+        return parse_task_version(data)
+    except RunFormatError as exc:
+        raise RunFileError(file, exc.message, exc.location) from exc
+
+
+def load_runs(paths: StrPath | Iterable[StrPath]) -> tuple[list[LoadedRun], list[RunFileError]]:
+    """Load every run file named or found under the given paths.
+
+    Directories are searched for `*.run.json` (task files and ATIF companions are skipped);
+    files named explicitly are loaded whatever their name. A missing path, a directory without
+    run files, or a file that does not load becomes a `RunFileError` in the second list; the
+    other files still load. A file reached twice is loaded once. Order: as given, directory
+    contents sorted by path.
+    """
+    roots = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
+    loaded: list[LoadedRun] = []
+    errors: list[RunFileError] = []
+    seen: set[Path] = set()
+    for root in roots:
+        try:
+            files = find_run_files(root)
+        except RunFileError as exc:
+            errors.append(exc)
+            continue
+        for file in files:
+            key = file.resolve()
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
+                loaded.append(load_run(file))
+            except RunFileError as exc:
+                errors.append(exc)
+    return loaded, errors
+
+
+def find_run_files(path: StrPath) -> list[Path]:
+    """`path` itself if it is a file, else every `*.run.json` below it, sorted. Raises `RunFileError`."""
+    root = Path(path)
+    if root.is_file():
+        return [root]
+    if not root.is_dir():
+        raise RunFileError(root, "no such file or directory")
+    found = sorted(p for p in root.rglob(f"*{RUN_SUFFIX}") if p.is_file())
+    if not found:
+        raise RunFileError(root, f"no {RUN_SUFFIX} files in this directory")
+    return found
+
+
+def download_layout(path: StrPath) -> DownloadLayout | None:
+    """The download-tree coordinates of a run file, or None when its path does not fit the layout.
+
+    Looks upward from the file for `<task>/<version>/<model>/<run id>/` where the version is
+    digits or "unset" and the run id is digits; the nearest match wins, so files the run wrote
+    into sub-folders of its output are placed too.
+    """
+    file = Path(path)
+    parts = file.parts[:-1]
+    for run_index in range(len(parts) - 1, 2, -1):
+        run_id, model_dir, version = parts[run_index], parts[run_index - 1], parts[run_index - 2]
+        task_slug = parts[run_index - 3]
+        if task_slug == file.anchor:
+            continue
+        if run_id.isdigit() and (version.isdigit() or version == "unset"):
+            return DownloadLayout(
+                task_slug=task_slug,
+                server_version=int(version) if version.isdigit() else None,
+                model_dir=model_dir,
+                run_id=run_id,
+                run_dir=Path(*parts[: run_index + 1]),
+            )
+    return None
+
+
+def _read_json(file: Path) -> tuple[object, bytes]:
+    try:
+        raw = file.read_bytes()
+    except OSError as exc:
+        raise RunFileError(file, f"cannot read: {exc.strerror or exc}") from exc
+    if not raw.strip():
+        raise RunFileError(file, "file is empty")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RunFileError(file, f"not UTF-8 text (byte {exc.start}); kbench writes ASCII JSON") from exc
+    try:
+        return json.loads(text), raw
+    except json.JSONDecodeError as exc:
+        truncated = exc.pos >= len(text.rstrip())
+        hint = " (the file ends early: truncated?)" if truncated else ""
+        raise RunFileError(file, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}{hint}") from exc
+    except RecursionError as exc:
+        raise RunFileError(file, "JSON nested too deeply to read") from exc
+
+
+def _companions(file: Path) -> list[Path]:
+    if not file.name.endswith(RUN_SUFFIX):
+        return []
+    stem = file.name.removesuffix(RUN_SUFFIX)
+    return [companion for suffix in COMPANION_SUFFIXES if (companion := file.with_name(stem + suffix)).is_file()]
