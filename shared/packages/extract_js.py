@@ -1,0 +1,344 @@
+"""JavaScript/TypeScript/JSX references from one block of code, with tree-sitter.
+
+Node's own lexers fail on JSX and ignore `require()`, so model answers are parsed with
+tree-sitter's JavaScript, TypeScript and TSX grammars. Collected: static `import`, dynamic
+`import("x")` with a literal, `require("x")`, `export ... from "x"`, TS `import x = require("x")`;
+the names imported (`import {a} from`, `const {a} = require()`, `import * as ns` then `ns.a`)
+become symbols to check. Names used through a default import, a `require()` binding or an
+object built by calling one (`const app = express(); app.del()`) are instance symbols: they
+may legitimately be properties the lexers cannot see, so they are never called missing.
+Relative paths, `#imports`, tsconfig aliases (`@/x`, `~/x`) are local; Node builtins, including
+the `node:`-only ones, are builtins. tree-sitter is imported lazily: a host without it gets
+`ParserUnavailable`, which the checker records as unverified instead of failing the sample.
+Embedded: standard library only at module level.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from .names import is_valid_npm_name, split_npm_specifier
+from .references import Reference, merge_symbols
+from .stdlib_names import RUNTIME_PREFIXES, node_builtin
+
+DIALECTS = ("javascript", "typescript", "tsx")
+_CDN = re.compile(
+    r"^https?://(?:esm\.sh|cdn\.skypack\.dev|unpkg\.com|cdn\.jsdelivr\.net/npm|ga\.jspm\.io/npm:)/?(?P<spec>.+)$"
+)
+
+
+class ParserUnavailable(RuntimeError):
+    """tree-sitter or a grammar is not installed on this host."""
+
+
+@dataclass(frozen=True)
+class JsExtraction:
+    references: tuple[Reference, ...]
+    partially_parsed: bool = False
+    problems: tuple[str, ...] = field(default=())
+
+
+@lru_cache(maxsize=4)
+def _parser(dialect: str) -> Any:
+    try:
+        from tree_sitter import Language, Parser
+    except ImportError as exc:
+        raise ParserUnavailable(f"tree-sitter is not installed: {exc}") from exc
+    try:
+        if dialect == "javascript":
+            import tree_sitter_javascript as grammar
+
+            language = Language(grammar.language())
+        else:
+            import tree_sitter_typescript as ts_grammar
+
+            capsule = ts_grammar.language_tsx() if dialect == "tsx" else ts_grammar.language_typescript()
+            language = Language(capsule)
+    except ImportError as exc:
+        raise ParserUnavailable(f"tree-sitter grammar for {dialect} is not installed: {exc}") from exc
+    return Parser(language)
+
+
+def parser_available() -> bool:
+    """True when tree-sitter and all three grammars import on this host."""
+    try:
+        for dialect in DIALECTS:
+            _parser(dialect)
+    except ParserUnavailable:
+        return False
+    return True
+
+
+def _text(node: Any) -> str:
+    return bytes(node.text).decode("utf-8", "replace")
+
+
+def _string_value(node: Any) -> str | None:
+    """The value of a string literal or a template literal without substitutions."""
+    if node is None or node.type not in ("string", "template_string"):
+        return None
+    if any(child.type == "template_substitution" for child in node.children):
+        return None
+    raw = _text(node)
+    return raw[1:-1] if len(raw) >= 2 else None
+
+
+def classify_specifier(specifier: str) -> tuple[str, str, str | None, str]:
+    """(classification, package, subpath, note) of a module specifier as written."""
+    if specifier.startswith(("./", "../", "/")) or specifier in (".", ".."):
+        return "local", specifier, None, "relative path"
+    if specifier.startswith("#"):
+        return "local", specifier, None, "package.json imports alias"
+    if specifier.startswith(("@/", "~/", "$lib", "$app")) or specifier == "~":
+        return "local", specifier, None, "path alias"
+    if node_builtin(specifier):
+        return "builtin", specifier, None, ""
+    if specifier.startswith("node:"):
+        return "builtin", specifier, None, "unknown node: builtin"
+    if specifier.startswith("npm:"):
+        specifier = specifier[len("npm:") :]
+        specifier = re.sub(r"^(@?[^@/]+(?:/[^@/]+)?)@[^/]+", r"\1", specifier)
+    elif specifier.startswith(RUNTIME_PREFIXES) or specifier.startswith("jsr:"):
+        return "builtin", specifier, None, "runtime or registry scheme other than npm"
+    cdn = _CDN.match(specifier)
+    if cdn:
+        specifier = re.sub(r"^(@?[^@/]+(?:/[^@/]+)?)@[^/]+", r"\1", cdn.group("spec"))
+    elif "://" in specifier:
+        return "local", specifier, None, "URL import"
+    package, subpath = split_npm_specifier(specifier)
+    if not is_valid_npm_name(package):
+        return "local", specifier, None, "not a valid npm package name (alias?)"
+    return "third-party", package, subpath, ""
+
+
+class _Walker:
+    def __init__(self, line_offset: int) -> None:
+        self.line_offset = line_offset
+        self.references: list[Reference] = []
+        self.problems: list[str] = []
+        self.namespace_aliases: dict[str, int] = {}
+        self.weak_aliases: dict[str, int] = {}
+        self.instances: dict[str, int] = {}
+
+    def add(self, node: Any, source: str, specifier: str, symbols: tuple[tuple[str, ...], ...] = ()) -> int:
+        classification, package, subpath, note = classify_specifier(specifier)
+        reference = Reference(
+            ecosystem="npm",
+            source=source,
+            text=specifier,
+            package=package,
+            subpath=subpath,
+            symbols=symbols if classification == "third-party" else (),
+            line=node.start_point[0] + 1 + self.line_offset,
+            classification=classification,
+            note=note,
+        )
+        self.references.append(reference)
+        return len(self.references) - 1
+
+    def walk(self, root: Any) -> None:
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            handler = getattr(self, f"on_{node.type}", None)
+            if handler is not None:
+                handler(node)
+            stack.extend(reversed(node.children))
+
+    def on_import_statement(self, node: Any) -> None:
+        source = node.child_by_field_name("source")
+        require_clause = next((c for c in node.children if c.type == "import_require_clause"), None)
+        if require_clause is not None:
+            spec = next((_string_value(c) for c in require_clause.children if c.type == "string"), None)
+            name = next((c for c in require_clause.children if c.type == "identifier"), None)
+            if spec is not None:
+                index = self.add(node, "require", spec)
+                if name is not None:
+                    self.weak_aliases[_text(name)] = index
+            return
+        spec = _string_value(source)
+        if spec is None:
+            return
+        type_only = any(c.type == "type" for c in node.children)
+        clause = next((c for c in node.children if c.type == "import_clause"), None)
+        symbols: list[tuple[str, ...]] = []
+        bindings: list[tuple[str, str]] = []
+        if clause is not None:
+            for part in clause.children:
+                if part.type == "identifier":
+                    bindings.append(("weak", _text(part)))
+                elif part.type == "namespace_import":
+                    ident = next((c for c in part.children if c.type == "identifier"), None)
+                    if ident is not None:
+                        bindings.append(("namespace", _text(ident)))
+                elif part.type == "named_imports":
+                    for specifier in part.children:
+                        if specifier.type != "import_specifier":
+                            continue
+                        name = specifier.child_by_field_name("name")
+                        if name is not None and not any(c.type == "type" for c in specifier.children):
+                            symbols.append((_text(name),))
+        index = self.add(node, "import", spec, () if type_only else tuple(symbols))
+        for kind, alias in bindings:
+            (self.namespace_aliases if kind == "namespace" else self.weak_aliases)[alias] = index
+
+    def on_export_statement(self, node: Any) -> None:
+        spec = _string_value(node.child_by_field_name("source"))
+        if spec is None:
+            return
+        symbols: list[tuple[str, ...]] = []
+        for clause in node.children:
+            if clause.type == "export_clause":
+                for specifier in clause.children:
+                    name = specifier.child_by_field_name("name") if specifier.type == "export_specifier" else None
+                    if name is not None and _text(name) != "default":
+                        symbols.append((_text(name),))
+        self.add(node, "export-from", spec, tuple(symbols))
+
+    def on_call_expression(self, node: Any) -> None:
+        function = node.child_by_field_name("function")
+        arguments = node.child_by_field_name("arguments")
+        if function is None or arguments is None:
+            return
+        kind = "dynamic-import" if function.type == "import" else None
+        if function.type == "identifier" and _text(function) == "require":
+            kind = "require"
+        if kind is None:
+            return
+        args = [c for c in arguments.children if c.is_named and c.type != "comment"]
+        spec = _string_value(args[0]) if args else None
+        if spec is None:
+            self.problems.append(f"line {node.start_point[0] + 1 + self.line_offset}: non-literal {kind}")
+            return
+        symbols: tuple[tuple[str, ...], ...] = ()
+        parent = node.parent
+        if parent is not None and parent.type == "member_expression" and kind == "require":
+            prop = parent.child_by_field_name("property")
+            if prop is not None:
+                symbols = ((_text(prop),),)
+        index = self.add(node, kind, spec, symbols)
+        declarator = parent
+        while declarator is not None and declarator.type in ("await_expression", "parenthesized_expression"):
+            declarator = declarator.parent
+        if declarator is not None and declarator.type == "variable_declarator":
+            self._bind_declarator(declarator, index)
+
+    def _bind_declarator(self, declarator: Any, index: int) -> None:
+        name = declarator.child_by_field_name("name")
+        if name is None:
+            return
+        if name.type == "identifier":
+            self.weak_aliases[_text(name)] = index
+        elif name.type == "object_pattern":
+            names: list[tuple[str, ...]] = []
+            for part in name.children:
+                if part.type == "shorthand_property_identifier_pattern":
+                    names.append((_text(part),))
+                elif part.type == "pair_pattern":
+                    key = part.child_by_field_name("key")
+                    if key is not None and key.type in ("property_identifier", "identifier"):
+                        names.append((_text(key),))
+            reference = self.references[index]
+            if reference.classification == "third-party":
+                self.references[index] = reference.with_changes(symbols=merge_symbols(reference.symbols, tuple(names)))
+
+    def on_variable_declarator(self, node: Any) -> None:
+        """`const app = express()`: remember `app` as an object built by the package."""
+        name = node.child_by_field_name("name")
+        value = node.child_by_field_name("value")
+        if name is None or value is None or name.type != "identifier" or value.type != "call_expression":
+            return
+        function = value.child_by_field_name("function")
+        if function is not None and function.type == "identifier":
+            alias = _text(function)
+            if alias in self.weak_aliases:
+                self.instances[_text(name)] = self.weak_aliases[alias]
+
+
+def _member_chains(root: Any) -> Iterator[tuple[str, list[str]]]:
+    """Outermost `a.b.c` member expressions as (root name, [b, c])."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "member_expression" and (
+            node.parent is None
+            or node.parent.type != "member_expression"
+            or node.parent.child_by_field_name("object") != node
+        ):
+            parts: list[str] = []
+            current = node
+            while current is not None and current.type == "member_expression":
+                prop = current.child_by_field_name("property")
+                if prop is None or prop.type not in ("property_identifier", "private_property_identifier"):
+                    parts = []
+                    break
+                parts.append(_text(prop))
+                current = current.child_by_field_name("object")
+            if parts and current is not None and current.type == "identifier":
+                yield _text(current), parts[::-1]
+        stack.extend(node.children)
+
+
+def _attach_chains(walker: _Walker, root: Any) -> None:
+    strong: dict[int, list[tuple[str, ...]]] = {}
+    weak: dict[int, list[tuple[str, ...]]] = {}
+    for name, parts in _member_chains(root):
+        if name in walker.namespace_aliases:
+            strong.setdefault(walker.namespace_aliases[name], []).append(tuple(parts[:1]))
+        elif name in walker.weak_aliases:
+            weak.setdefault(walker.weak_aliases[name], []).append(tuple(parts[:1]))
+        elif name in walker.instances:
+            weak.setdefault(walker.instances[name], []).append(("()", parts[0]))
+    for index, reference in enumerate(walker.references):
+        if reference.classification != "third-party":
+            continue
+        walker.references[index] = reference.with_changes(
+            symbols=merge_symbols(reference.symbols, tuple(strong.get(index, ()))),
+            instance_symbols=merge_symbols(reference.instance_symbols, tuple(weak.get(index, ()))),
+        )
+
+
+def _error_count(tree: Any) -> int:
+    count = 0
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            count += 1
+        stack.extend(node.children)
+    return count
+
+
+def extract_js(code: str, *, dialect: str = "javascript", line_offset: int = 0) -> JsExtraction:
+    """All references in one JS/TS block; raises ParserUnavailable without tree-sitter."""
+    if dialect not in DIALECTS:
+        raise ValueError(f"dialect must be one of {DIALECTS}, not {dialect!r}")
+    source = code.encode("utf-8")
+    order = [dialect] + [d for d in ("tsx", "typescript", "javascript") if d != dialect]
+    best: tuple[int, Any] | None = None
+    for candidate in order:
+        tree = _parser(candidate).parse(source)
+        errors = _error_count(tree) if tree.root_node.has_error else 0
+        if best is None or errors < best[0]:
+            best = (errors, tree)
+        if errors == 0:
+            break
+    assert best is not None
+    errors, tree = best
+    walker = _Walker(line_offset)
+    walker.walk(tree.root_node)
+    _attach_chains(walker, tree.root_node)
+    problems = list(walker.problems)
+    if errors:
+        problems.append(f"{errors} syntax error node(s); references outside them were kept")
+    partially = errors > 0
+    references = (
+        tuple(r.with_changes(partially_parsed=True) for r in walker.references)
+        if partially
+        else tuple(walker.references)
+    )
+    return JsExtraction(references, partially_parsed=partially, problems=tuple(problems))

@@ -1,0 +1,354 @@
+"""Python references from one block of code, with `ast`; a line-wise fallback when it will not parse.
+
+What counts: `import a.b`, `from a.b import c`, literal `importlib.import_module("x")` and
+`__import__("x")`, imports under `try/except ImportError` or `if TYPE_CHECKING:` (marked
+optional), and attribute chains, one or two links deep, on names bound by an import and never
+reassigned (`np.fake_fn()`, `pd.DataFrame.append`). Relative imports and modules the answer
+defines itself are `local`; standard-library modules are `stdlib` (the frozen 3.11 list).
+Model answers are often not valid Python (notebook magics, `>>>` prompts, Python 2, cut-off
+snippets): the magics are blanked and the parse retried, and failing that, import lines are
+read with regular expressions and the block is flagged partially parsed, so nothing the model
+imported is lost. Embedded: standard library only.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass, field
+
+from .references import Reference, merge_symbols
+from .stdlib_names import is_python_stdlib
+
+MAX_CHAIN = 2
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+_SHELL_LINE = re.compile(r"^\s*(?:[!%].*|\$ .*|(?:pip3?|python3?|uv|poetry|conda|npm|yarn)\s.*)$")
+_PROMPT = re.compile(r"^(\s*)(?:>>>|\.\.\.)(?: |$)")
+_IMPORT_LINE = re.compile(r"^\s*import\s+(?P<names>[\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*)")
+_FROM_LINE = re.compile(r"^\s*from\s+(?P<module>\.*[\w.]*)\s+import\s+(?P<names>.+)$")
+
+
+@dataclass(frozen=True)
+class PythonExtraction:
+    """References found in one block, and why some could not be (`problems`)."""
+
+    references: tuple[Reference, ...]
+    partially_parsed: bool = False
+    problems: tuple[str, ...] = field(default=())
+
+
+@dataclass
+class _Binding:
+    """A name bound by an import: which reference it belongs to and its chain prefix."""
+
+    index: int
+    prefix: tuple[str, ...]
+    module_parts: tuple[str, ...] = ()
+
+
+def _classify(module: str, local_modules: Collection[str]) -> str:
+    top = module.split(".", 1)[0]
+    if top in local_modules or module in local_modules:
+        return "local"
+    return "stdlib" if is_python_stdlib(module) else "third-party"
+
+
+def _handler_catches_import_error(handler: ast.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    for node in types:
+        name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+        if name in _IMPORT_ERRORS:
+            return True
+    return False
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    if isinstance(test, ast.Name):
+        return test.id == "TYPE_CHECKING"
+    return isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+
+
+def _literal_dynamic_import(node: ast.Call, import_module_names: set[str]) -> tuple[str | None, bool]:
+    """(module, is_dynamic_call) for `importlib.import_module(...)` / `__import__(...)` calls."""
+    func = node.func
+    is_call = (isinstance(func, ast.Name) and (func.id == "__import__" or func.id in import_module_names)) or (
+        isinstance(func, ast.Attribute)
+        and func.attr == "import_module"
+        and isinstance(func.value, ast.Name)
+        and func.value.id == "importlib"
+    )
+    if not is_call:
+        return None, False
+    if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+        return node.args[0].value, True
+    return None, True
+
+
+class _Collector(ast.NodeVisitor):
+    def __init__(self, local_modules: Collection[str], line_offset: int) -> None:
+        self.local_modules = local_modules
+        self.line_offset = line_offset
+        self.references: list[Reference] = []
+        self.bindings: dict[str, _Binding] = {}
+        self.rebound: set[str] = set()
+        self.problems: list[str] = []
+        self.import_module_names: set[str] = set()
+        self._optional_depth = 0
+        self._import_nodes: set[int] = set()
+
+    # --- context: optional imports -------------------------------------------------------
+    def visit_Try(self, node: ast.Try) -> None:
+        optional = any(_handler_catches_import_error(h) for h in node.handlers)
+        self._optional_depth += optional
+        for statement in node.body:
+            self.visit(statement)
+        self._optional_depth -= optional
+        for part in (*node.handlers, *node.orelse, *node.finalbody):
+            self.visit(part)
+
+    visit_TryStar = visit_Try  # type: ignore[assignment]
+
+    def visit_If(self, node: ast.If) -> None:
+        optional = _is_type_checking(node.test)
+        self._optional_depth += optional
+        for statement in node.body:
+            self.visit(statement)
+        self._optional_depth -= optional
+        self.visit(node.test)
+        for statement in node.orelse:
+            self.visit(statement)
+
+    # --- imports ---------------------------------------------------------------------------
+    def _add(self, **fields: object) -> int:
+        line = fields.pop("lineno")
+        module = str(fields["module"])
+        classification = fields.pop("classification", None) or _classify(module, self.local_modules)
+        reference = Reference(
+            ecosystem="pypi",
+            package=module.split(".", 1)[0] if module else module,
+            line=int(str(line)) + self.line_offset,
+            optional=self._optional_depth > 0,
+            classification=str(classification),
+            **fields,  # type: ignore[arg-type]
+        )
+        self.references.append(reference)
+        return len(self.references) - 1
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            index = self._add(source="import", text=alias.name, module=alias.name, lineno=node.lineno)
+            if alias.asname:
+                self.bindings[alias.asname] = _Binding(index, ())
+            else:
+                top = alias.name.split(".", 1)[0]
+                self.bindings[top] = _Binding(index, (), tuple(alias.name.split(".")[1:]))
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        module = node.module or ""
+        if node.level:
+            text = "." * node.level + (module or ",".join(alias.name for alias in node.names))
+            self._add(source="import", text=text, module=text, lineno=node.lineno, classification="local")
+            return
+        names = [alias for alias in node.names if alias.name != "*"]
+        symbols = tuple((alias.name,) for alias in names)
+        index = self._add(source="import", text=module, module=module, symbols=symbols, lineno=node.lineno)
+        if module == "importlib":
+            self.import_module_names.update(a.asname or a.name for a in names if a.name == "import_module")
+        for alias in names:
+            self.bindings[alias.asname or alias.name] = _Binding(index, (alias.name,))
+
+    def visit_Call(self, node: ast.Call) -> None:
+        module, is_dynamic = _literal_dynamic_import(node, self.import_module_names)
+        if is_dynamic:
+            if module is None:
+                self.problems.append(f"line {node.lineno + self.line_offset}: non-literal dynamic import")
+            elif module.startswith("."):
+                self._add(
+                    source="dynamic-import", text=module, module=module, lineno=node.lineno, classification="local"
+                )
+            else:
+                self._add(source="dynamic-import", text=module, module=module, lineno=node.lineno)
+        self.generic_visit(node)
+
+    # --- rebinding (an alias assigned to something else is no longer the module) ---------------
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, (ast.Store, ast.Del)):
+            self.rebound.add(node.id)
+
+    def visit_arg(self, node: ast.arg) -> None:
+        self.rebound.add(node.arg)
+
+    def _bind_def(self, name: str) -> None:
+        self.rebound.add(name)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self._bind_def(node.name)
+        self.generic_visit(node)
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
+        self._bind_def(node.name)
+        self.generic_visit(node)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self._bind_def(node.name)
+        self.generic_visit(node)
+
+
+def _attribute_chain(node: ast.Attribute) -> tuple[str, list[str]] | None:
+    """`a.b.c` -> ("a", ["b", "c"]); None when the root is not a plain name."""
+    parts: list[str] = []
+    current: ast.expr = node
+    while isinstance(current, ast.Attribute):
+        parts.append(current.attr)
+        current = current.value
+    if not isinstance(current, ast.Name):
+        return None
+    return current.id, parts[::-1]
+
+
+def _outermost_attributes(tree: ast.AST) -> Iterator[ast.Attribute]:
+    inner: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
+            inner.add(id(node.value))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and id(node) not in inner:
+            yield node
+
+
+def _chain_for(binding: _Binding, attrs: list[str]) -> tuple[str, ...]:
+    """Attribute chain relative to the imported module, submodule parts of `import a.b` removed."""
+    rest = list(attrs)
+    parts = list(binding.module_parts)
+    while parts and rest and rest[0] == parts[0]:
+        parts.pop(0)
+        rest.pop(0)
+    if parts:  # `import a.b` then `a.x`: an attribute of `a`, not of `a.b`; not tracked
+        return ()
+    return (*binding.prefix, *rest)[:MAX_CHAIN]
+
+
+def _instances(tree: ast.AST, bindings: dict[str, _Binding], rebound: set[str]) -> dict[str, tuple[int, str]]:
+    """Variables only ever assigned `alias.Class(...)` (or `var.method(...)` of themselves)."""
+    candidates: dict[str, tuple[int, str] | None] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            if not isinstance(target, ast.Name):
+                continue
+            value = node.value
+            found: tuple[int, str] | None = None
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+                chain = _attribute_chain(value.func)
+                if chain and chain[0] == target.id:
+                    continue  # `df = df.append(...)`: keeps its type for this purpose
+                if chain and chain[0] in bindings and chain[0] not in rebound and chain[1][-1][:1].isupper():
+                    binding = bindings[chain[0]]
+                    if not binding.prefix and len(chain[1]) == 1:
+                        found = (binding.index, chain[1][0])
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+                bound = bindings.get(value.func.id)
+                if bound and len(bound.prefix) == 1 and value.func.id not in rebound and bound.prefix[0][:1].isupper():
+                    found = (bound.index, bound.prefix[0])
+            previous = candidates.get(target.id, found)
+            candidates[target.id] = found if previous == found else None
+    return {name: value for name, value in candidates.items() if value is not None}
+
+
+def _collect_chains(collector: _Collector, tree: ast.AST) -> None:
+    extra: dict[int, list[tuple[str, ...]]] = {}
+    instance_extra: dict[int, list[tuple[str, ...]]] = {}
+    usable = {name: b for name, b in collector.bindings.items() if name not in collector.rebound}
+    instances = _instances(tree, usable, collector.rebound)
+    for node in _outermost_attributes(tree):
+        chain = _attribute_chain(node)
+        if chain is None:
+            continue
+        root, attrs = chain
+        if root in usable:
+            binding = usable[root]
+            symbol = _chain_for(binding, attrs)
+            if symbol:
+                extra.setdefault(binding.index, []).append(symbol)
+        elif root in instances:
+            index, class_name = instances[root]
+            instance_extra.setdefault(index, []).append((class_name, attrs[0]))
+    for index, chains in extra.items():
+        reference = collector.references[index]
+        collector.references[index] = reference.with_changes(symbols=merge_symbols(reference.symbols, tuple(chains)))
+    for index, chains in instance_extra.items():
+        reference = collector.references[index]
+        collector.references[index] = reference.with_changes(
+            instance_symbols=merge_symbols(reference.instance_symbols, tuple(chains))
+        )
+
+
+def _blank_unparsable_lines(code: str) -> str:
+    """Notebook magics, shell lines and REPL prompts made harmless, line numbers kept."""
+    lines = []
+    for line in code.splitlines():
+        if _SHELL_LINE.match(line):
+            lines.append("")
+        else:
+            lines.append(_PROMPT.sub(r"\1", line))
+    return "\n".join(lines)
+
+
+def _regex_fallback(code: str, local_modules: Collection[str], line_offset: int) -> list[Reference]:
+    """Import lines read one by one: the last resort for code `ast` rejects."""
+    references: list[Reference] = []
+    for number, line in enumerate(code.splitlines(), start=1):
+        plain = _PROMPT.sub(r"\1", line)
+        match = _IMPORT_LINE.match(plain)
+        if match:
+            for part in match.group("names").split(","):
+                module = part.strip().split()[0]
+                references.append(_fallback_reference(module, (), number + line_offset, local_modules))
+            continue
+        match = _FROM_LINE.match(plain)
+        if match:
+            module = match.group("module")
+            names = re.findall(r"\b(\w+)(?:\s+as\s+\w+)?", match.group("names").strip("() \\"))
+            symbols = tuple((n,) for n in names if n != "as" and n != "import")
+            references.append(_fallback_reference(module, symbols, number + line_offset, local_modules))
+    return references
+
+
+def _fallback_reference(
+    module: str, symbols: tuple[tuple[str, ...], ...], line: int, local_modules: Collection[str]
+) -> Reference:
+    classification = "local" if module.startswith(".") else _classify(module, local_modules)
+    return Reference(
+        ecosystem="pypi",
+        source="import",
+        text=module,
+        package=module.split(".", 1)[0] if not module.startswith(".") else module,
+        module=module,
+        symbols=symbols if classification != "local" else (),
+        line=line,
+        classification=classification,
+        partially_parsed=True,
+    )
+
+
+def extract_python(code: str, *, local_modules: Collection[str] = (), line_offset: int = 0) -> PythonExtraction:
+    """All references in one Python block; `line_offset` maps block lines to answer lines."""
+    problems: list[str] = []
+    tree: ast.AST | None = None
+    for attempt in (code, _blank_unparsable_lines(code)):
+        try:
+            tree = ast.parse(attempt)
+            break
+        except (SyntaxError, ValueError, RecursionError) as exc:
+            problems.append(f"{type(exc).__name__}: {getattr(exc, 'msg', exc)} (line {getattr(exc, 'lineno', '?')})")
+    if tree is None:
+        fallback = _regex_fallback(code, local_modules, line_offset)
+        return PythonExtraction(tuple(fallback), partially_parsed=True, problems=tuple(problems[-1:]))
+    collector = _Collector(local_modules, line_offset)
+    collector.visit(tree)
+    _collect_chains(collector, tree)
+    return PythonExtraction(tuple(collector.references), partially_parsed=False, problems=tuple(collector.problems))
