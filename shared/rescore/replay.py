@@ -60,8 +60,9 @@ def _context(text: str, offset: int, width: int = 30) -> str:
 class ReplayConversation:
     """Feeds logged replies back to `play`, recording the first mismatch."""
 
-    def __init__(self, messages: Sequence[LoggedMessage]) -> None:
+    def __init__(self, messages: Sequence[LoggedMessage], error: type[Exception] = ModelCallError) -> None:
         self._messages = list(messages)
+        self._error = error
         self._position = 0
         self.calls = 0
         self.mismatch: PromptMismatch | None = None
@@ -69,7 +70,7 @@ class ReplayConversation:
 
     def _expect(self, role: str, text: str) -> None:
         if self.mismatch is not None:
-            raise ModelCallError("replay stopped at an earlier mismatch")
+            raise self._error("replay stopped at an earlier mismatch")
         index = self._position
         if index >= len(self._messages):
             self.exhausted = True
@@ -83,15 +84,11 @@ class ReplayConversation:
                 "",
                 "the run file ends before this message",
             )
-            raise ModelCallError("the logged conversation ends here (run errored or was cut short)")
+            raise self._error("the logged conversation ends here (run errored or was cut short)")
         logged = self._messages[index]
         if logged.role != role or logged.text != text:
             offset = _first_difference(text, logged.text) if logged.role == role else 0
-            reason = (
-                "text differs"
-                if logged.role == role
-                else f"logged role is {logged.role}, protocol sent {role}"
-            )
+            reason = "text differs" if logged.role == role else f"logged role is {logged.role}, protocol sent {role}"
             self.mismatch = PromptMismatch(
                 index,
                 self.calls,
@@ -102,7 +99,7 @@ class ReplayConversation:
                 _context(logged.text, offset),
                 reason,
             )
-            raise ModelCallError(f"prompt mismatch: {self.mismatch.describe()}")
+            raise self._error(f"prompt mismatch: {self.mismatch.describe()}")
         self._position += 1
 
     def system(self, text: str) -> None:
@@ -113,7 +110,7 @@ class ReplayConversation:
         self._expect("user", text)
         if self._position >= len(self._messages) or self._messages[self._position].role != "assistant":
             self.exhausted = True
-            raise ModelCallError(f"no logged reply to model call {self.calls} (the hosted call failed)")
+            raise self._error(f"no logged reply to model call {self.calls} (the hosted call failed)")
         reply = self._messages[self._position].text
         self._position += 1
         return reply

@@ -106,9 +106,7 @@ def module_closure(root: Path, entry: PurePosixPath) -> list[PurePosixPath]:
             base = package
             for _ in range(node.level - 1):
                 if base == PurePosixPath("."):
-                    raise EmbeddingError(
-                        f"{path}:{node.lineno}: relative import goes above the hallubench package"
-                    )
+                    raise EmbeddingError(f"{path}:{node.lineno}: relative import goes above the hallubench package")
                 base = base.parent
             target = _resolve(root, base, node.module or "")
             if target is None:

@@ -7,9 +7,7 @@ rest of the file.
 
 from __future__ import annotations
 
-PAYLOAD_MARKER = (
-    "# ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----\n"
-)
+PAYLOAD_MARKER = "# ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----\n"
 
 HEADER_CONSTANTS = ("HB_PROTOCOL_ID", "HB_PROTOCOL_VERSION", "HB_PAYLOAD_SHA256", "HB_TAG")
 PAYLOAD_CONSTANTS = ("HB_ENTRY", "HB_PACKAGE", "HB_TASK_NAME", "HB_ROW_TASK_NAME", "HB_CASES_JSON")

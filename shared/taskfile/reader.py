@@ -60,9 +60,7 @@ def _literal_assignments(tree: ast.Module) -> tuple[dict[str, Any], dict[str, st
         if isinstance(target, ast.Name) and target.id in (*HEADER_CONSTANTS, *PAYLOAD_CONSTANTS):
             constants[target.id] = ast.literal_eval(node.value)
         elif (
-            isinstance(target, ast.Subscript)
-            and isinstance(target.value, ast.Name)
-            and target.value.id == MODULES_NAME
+            isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == MODULES_NAME
         ):
             key = ast.literal_eval(target.slice)
             value = ast.literal_eval(node.value)
@@ -137,6 +135,7 @@ class FrozenProtocol:
             entry = entry[: -len(".__init__")]
         self.entry: ModuleType = self._finder.load(entry)
         self.rows: ModuleType = self._finder.load("rows")
+        self.model_call_error: type[Exception] = self._finder.load("conversation").ModelCallError
 
     def close(self) -> None:
         self._finder.uninstall()

@@ -1,0 +1,249 @@
+"""Re-verify every prompt and re-score every reply of hosted runs against one frozen task file.
+
+For each row run: find its case (the row's own `case_id`, else the case whose first prompt
+the run file holds), replay the protocol's `play` with the logged replies (every message it
+sends must equal the logged one, byte for byte), compare the re-scored row with the stored
+one, then recompute each model's aggregate with the frozen `aggregate` and compare it with
+the stored score of the parent run. Nothing here imports kaggle-benchmarks or executes the
+task file's glue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..hashing import sha256_text
+from ..kaggle_runs.model import DictResult, NumericResult, Role, Run, RunState
+from ..taskfile.reader import FrozenProtocol, TaskFile
+from .compare import differences
+from .replay import LoggedMessage, ReplayConversation
+
+HEADLINE_TOLERANCE = 1e-9
+
+
+@dataclass
+class RowOutcome:
+    """What rescoring found for one row run."""
+
+    source: str
+    model: str
+    case_id: str | None
+    state: str
+    prompt_verified: bool
+    problem: str | None
+    score_agrees: bool | None
+    differences: list[str]
+    local_row: dict[str, Any]
+    hosted_row: dict[str, Any] | None
+
+
+@dataclass
+class ParentOutcome:
+    """A stored-task run: its recorded headline against the recomputed one."""
+
+    source: str
+    model: str
+    hosted_headline: float | None
+    local_headline: float | None
+    agrees: bool | None
+    rows: int
+
+
+@dataclass
+class ModelSummary:
+    model: str
+    rows: list[RowOutcome] = field(default_factory=list)
+    parents: list[ParentOutcome] = field(default_factory=list)
+    metrics: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def verified(self) -> int:
+        return sum(1 for row in self.rows if row.prompt_verified)
+
+    @property
+    def agreeing(self) -> int:
+        return sum(1 for row in self.rows if row.score_agrees)
+
+    @property
+    def compared(self) -> int:
+        return sum(1 for row in self.rows if row.score_agrees is not None)
+
+
+@dataclass
+class RescoreReport:
+    task: TaskFile
+    models: dict[str, ModelSummary] = field(default_factory=dict)
+    file_errors: list[str] = field(default_factory=list)
+    foreign_runs: list[str] = field(default_factory=list)
+    duplicates: int = 0
+
+    @property
+    def rows(self) -> list[RowOutcome]:
+        return [row for summary in self.models.values() for row in summary.rows]
+
+    @property
+    def prompt_failures(self) -> list[RowOutcome]:
+        return [row for row in self.rows if not row.prompt_verified]
+
+    @property
+    def score_failures(self) -> list[RowOutcome]:
+        return [row for row in self.rows if row.score_agrees is False]
+
+    @property
+    def headline_failures(self) -> list[ParentOutcome]:
+        return [p for s in self.models.values() for p in s.parents if p.agrees is False]
+
+
+def logged_messages(run: Run) -> list[LoggedMessage]:
+    """Every message of the run's conversations, in order, with its stored text."""
+    return [
+        LoggedMessage(message.role.value, message.text)
+        for conversation in run.conversations
+        for request in conversation.requests
+        for message in request.contents
+    ]
+
+
+class Rescorer:
+    """Holds the frozen protocol and the case lookups; call `add_run` per loaded run, then `finish`."""
+
+    def __init__(self, task: TaskFile) -> None:
+        self.task = task
+        self.frozen = FrozenProtocol(task)
+        self.cases = task.case_by_id()
+        self.report = RescoreReport(task=task)
+        self._first_prompt_index: dict[str, str] | None = None
+        self._seen: set[tuple[str, str, str]] = set()
+
+    def close(self) -> None:
+        self.frozen.close()
+
+    # -- case identification -------------------------------------------------
+    def _case_for_prompt(self, text: str) -> str | None:
+        if self._first_prompt_index is None:
+            self._first_prompt_index = {}
+            for case_id, case in self.cases.items():
+                self._first_prompt_index.setdefault(sha256_text(self.frozen.entry.render(case)), case_id)
+        return self._first_prompt_index.get(sha256_text(text))
+
+    def _identify(self, run: Run, messages: Sequence[LoggedMessage]) -> tuple[str | None, str | None]:
+        result = run.result
+        if isinstance(result, DictResult) and isinstance(result.value.get("case_id"), str):
+            row = result.value
+            case_id = str(row["case_id"])
+            if row.get("protocol") != self.task.protocol_id or row.get("payload_sha256") != self.task.payload_sha256:
+                return case_id, (
+                    f"row was produced by {row.get('protocol')} payload {str(row.get('payload_sha256'))[:12]}, "
+                    f"not by this task file ({self.task.protocol_id} payload {self.task.payload_sha256[:12]})"
+                )
+            if case_id not in self.cases:
+                return case_id, f"case {case_id!r} is not in this task file"
+            return case_id, None
+        first_user = next((m.text for m in messages if m.role == Role.USER.value), None)
+        if first_user is None:
+            return None, "the run holds no prompt and no result to identify its case"
+        case_id = self._case_for_prompt(first_user)
+        if case_id is None:
+            return None, "no case of this task file renders the run's first prompt"
+        return case_id, None
+
+    # -- rows ------------------------------------------------------------------
+    def _row(self, run: Run, source: str, model: str) -> RowOutcome | None:
+        messages = logged_messages(run)
+        case_id, problem = self._identify(run, messages)
+        hosted = run.result.value if isinstance(run.result, DictResult) else None
+        key = (model, case_id or source, sha256_text("\x00".join(m.text for m in messages)))
+        if key in self._seen:
+            self.report.duplicates += 1
+            return None
+        self._seen.add(key)
+        rows = self.frozen.rows
+        if problem is not None or case_id is None:
+            local = rows.error_row(
+                self.task.protocol_id, self.task.payload_sha256, case_id or "?", "unverified", problem
+            )
+            return RowOutcome(source, model, case_id, run.state.value, False, problem, None, [], local, hosted)
+        if run.cached and not messages:
+            problem = "cached subrun: the run file holds no conversation to verify"
+            local = rows.error_row(self.task.protocol_id, self.task.payload_sha256, case_id, "unverified", problem)
+            return RowOutcome(source, model, case_id, run.state.value, False, problem, None, [], local, hosted)
+        replay = ReplayConversation(messages, self.frozen.model_call_error)
+        local = rows.play_row(
+            self.frozen.entry.play,
+            self.cases[case_id],
+            replay,
+            protocol_id=self.task.protocol_id,
+            payload_sha256=self.task.payload_sha256,
+        )
+        mismatch = replay.mismatch
+        hosted_failed = run.state is RunState.ERRORED or (hosted is not None and hosted.get("verdict") == "error")
+        if mismatch is not None and not (mismatch.logged_role is None and hosted_failed):
+            problem = f"case {case_id}: {mismatch.describe()}"
+        elif replay.leftover:
+            problem = f"case {case_id}: the run file holds {replay.leftover} more message(s) than the protocol sends"
+        if hosted is None:
+            detail = (run.error_message or "row run returned no result")[-1500:]
+            local = rows.error_row(self.task.protocol_id, self.task.payload_sha256, case_id, "run_errored", detail)
+            return RowOutcome(source, model, case_id, run.state.value, problem is None, problem, None, [], local, None)
+        if problem is not None:
+            return RowOutcome(source, model, case_id, run.state.value, False, problem, None, [], local, hosted)
+        diffs = differences(local, hosted)
+        return RowOutcome(
+            source, model, case_id, run.state.value, problem is None, problem, not diffs, diffs, local, hosted
+        )
+
+    def add_run(self, run: Run, source: str) -> None:
+        """Take one loaded run file: a stored-task run with row subruns, or a loose row run."""
+        name = run.task.name
+        model = run.model_slug or "(no model)"
+        summary = self.report.models.setdefault(model, ModelSummary(model))
+        if name == self.task.task_name:
+            outcomes = []
+            for index, sub in enumerate(run.subruns):
+                if sub.task.name != self.task.row_task_name:
+                    self.report.foreign_runs.append(f"{source} subruns[{index}] ({sub.task.name})")
+                    continue
+                outcome = self._row(sub, f"{source} subruns[{index}]", model)
+                if outcome is not None:
+                    summary.rows.append(outcome)
+                    outcomes.append(outcome)
+            hosted_headline = run.result.value if isinstance(run.result, NumericResult) else None
+            local_headline = None
+            if outcomes and len(outcomes) == len(run.subruns):
+                local_headline = float(self.frozen.entry.aggregate([o.local_row for o in outcomes])["headline"])
+            agrees = None
+            if hosted_headline is not None and local_headline is not None:
+                agrees = abs(hosted_headline - local_headline) <= HEADLINE_TOLERANCE * max(1.0, abs(local_headline))
+            summary.parents.append(ParentOutcome(source, model, hosted_headline, local_headline, agrees, len(outcomes)))
+        elif name == self.task.row_task_name:
+            outcome = self._row(run, source, model)
+            if outcome is not None:
+                summary.rows.append(outcome)
+        else:
+            self.report.foreign_runs.append(f"{source} ({name})")
+        if not summary.rows and not summary.parents:
+            del self.report.models[model]
+
+    def finish(self) -> RescoreReport:
+        """Aggregate each model's rows with the frozen `aggregate`."""
+        for summary in self.report.models.values():
+            if summary.rows:
+                summary.metrics = self.frozen.entry.aggregate([row.local_row for row in summary.rows])
+        return self.report
+
+
+def rescore_runs(task: TaskFile, runs: Iterable[tuple[Run, str]], file_errors: Sequence[str] = ()) -> RescoreReport:
+    """Rescore loaded runs (each with a label naming its file) against `task`."""
+    rescorer = Rescorer(task)
+    try:
+        ordered = sorted(runs, key=lambda item: item[0].task.name != task.task_name)  # parents first
+        for run, source in ordered:
+            rescorer.add_run(run, source)
+        report = rescorer.finish()
+    finally:
+        rescorer.close()
+    report.file_errors.extend(file_errors)
+    return report

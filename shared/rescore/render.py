@@ -1,0 +1,196 @@
+"""Present a RescoreReport: a terminal table, Markdown, JSON and CSV.
+
+Every rate is printed beside its denominator; verification failures are listed with the case,
+the model call and the first differing character, because "prompt mismatch" alone helps no one.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from .engine import ModelSummary, RescoreReport
+
+MAX_LISTED = 20
+
+
+def _headline(summary: ModelSummary) -> tuple[str, str]:
+    metrics = summary.metrics
+    value = metrics.get("headline")
+    name = str(metrics.get("headline_name", "headline"))
+    return name, ("-" if value is None else f"{float(value):.3f}")
+
+
+def _hosted(summary: ModelSummary) -> str:
+    marks = []
+    for parent in summary.parents:
+        if parent.hosted_headline is None:
+            marks.append("none")
+        else:
+            ok = {True: "agrees", False: "DIFFERS", None: "partial"}[parent.agrees]
+            marks.append(f"{parent.hosted_headline:.3f} ({ok})")
+    return ", ".join(marks) or "no stored-task run"
+
+
+def summary_rows(report: RescoreReport) -> list[dict[str, Any]]:
+    """One plain dict per model, the basis of every format."""
+    table = []
+    for model, summary in sorted(report.models.items()):
+        name, value = _headline(summary)
+        errors = sum(1 for row in summary.rows if row.local_row.get("verdict") == "error")
+        table.append(
+            {
+                "model": model,
+                "rows": len(summary.rows),
+                "prompts_verified": summary.verified,
+                "scores_compared": summary.compared,
+                "scores_agree": summary.agreeing,
+                "error_rows": errors,
+                "headline_name": name,
+                "headline": value,
+                "hosted_headline": _hosted(summary),
+            }
+        )
+    return table
+
+
+def _problems(report: RescoreReport) -> list[str]:
+    lines = []
+    for row in report.prompt_failures[:MAX_LISTED]:
+        lines.append(f"PROMPT  {row.model} {row.source}: {row.problem}")
+    for row in report.score_failures[:MAX_LISTED]:
+        lines.append(f"SCORE   {row.model} case {row.case_id} ({row.source}): " + "; ".join(row.differences))
+    for parent in report.headline_failures:
+        lines.append(
+            f"HEADLINE {parent.model} {parent.source}: hosted {parent.hosted_headline} vs re-scored {parent.local_headline}"
+        )
+    for error in report.file_errors[:MAX_LISTED]:
+        lines.append(f"FILE    {error}")
+    hidden = len(report.prompt_failures) + len(report.score_failures) - 2 * MAX_LISTED
+    if hidden > 0:
+        lines.append(f"... and {hidden} more (see --json)")
+    return lines
+
+
+def to_text(report: RescoreReport) -> str:
+    task = report.task
+    out = [
+        f"hallubench rescore: {task.path} ({task.protocol_id}, payload {task.payload_sha256[:12]})",
+        f"rows: {len(report.rows)}  duplicates skipped: {report.duplicates}  "
+        f"unreadable files: {len(report.file_errors)}  runs of other tasks: {len(report.foreign_runs)}",
+        "",
+    ]
+    table = summary_rows(report)
+    headers = ["model", "rows", "prompts verified", "scores agree", "error rows", "headline", "hosted"]
+    body = [
+        [
+            r["model"],
+            str(r["rows"]),
+            f"{r['prompts_verified']}/{r['rows']}",
+            f"{r['scores_agree']}/{r['scores_compared']}",
+            str(r["error_rows"]),
+            f"{r['headline']} ({r['headline_name']})",
+            r["hosted_headline"],
+        ]
+        for r in table
+    ]
+    widths = [max(len(h), *(len(row[i]) for row in body)) if body else len(h) for i, h in enumerate(headers)]
+    out.append("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)))
+    out.extend("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in body)
+    problems = _problems(report)
+    out.append("")
+    out.extend(problems or ["every prompt verified and every score agrees"])
+    for model, summary in sorted(report.models.items()):
+        metrics = summary.metrics.get("metrics")
+        if metrics:
+            out.append("")
+            out.append(f"metrics for {model} (recomputed by the frozen scorer):")
+            out.extend(f"  {key}: {_fmt(value)}" for key, value in sorted(metrics.items()))
+    return "\n".join(out) + "\n"
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, dict | list):
+        return json.dumps(value, sort_keys=True, default=str)[:200]
+    return str(value)
+
+
+def to_markdown(report: RescoreReport) -> str:
+    task = report.task
+    lines = [
+        f"# Rescore of `{task.protocol_id}`",
+        "",
+        f"Task file `{task.path}`, payload sha256 `{task.payload_sha256}`.",
+        "",
+        "| model | rows | prompts verified | scores agree | error rows | headline | hosted |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in summary_rows(report):
+        lines.append(
+            f"| {r['model']} | {r['rows']} | {r['prompts_verified']}/{r['rows']} | "
+            f"{r['scores_agree']}/{r['scores_compared']} | {r['error_rows']} | "
+            f"{r['headline']} ({r['headline_name']}) | {r['hosted_headline']} |"
+        )
+    problems = _problems(report)
+    lines += ["", "## Problems", ""]
+    lines += [f"- {p}" for p in problems] or ["None: every prompt verified and every score agrees."]
+    return "\n".join(lines) + "\n"
+
+
+def to_json(report: RescoreReport) -> dict[str, Any]:
+    return {
+        "task": {
+            "path": str(report.task.path),
+            "protocol": report.task.protocol_id,
+            "payload_sha256": report.task.payload_sha256,
+        },
+        "summary": summary_rows(report),
+        "duplicates": report.duplicates,
+        "file_errors": report.file_errors,
+        "foreign_runs": report.foreign_runs,
+        "models": {
+            model: {
+                "metrics": summary.metrics,
+                "parents": [vars(p) for p in summary.parents],
+                "rows": [
+                    {
+                        "source": row.source,
+                        "case_id": row.case_id,
+                        "state": row.state,
+                        "prompt_verified": row.prompt_verified,
+                        "problem": row.problem,
+                        "score_agrees": row.score_agrees,
+                        "differences": row.differences,
+                        "row": row.local_row,
+                    }
+                    for row in summary.rows
+                ],
+            }
+            for model, summary in sorted(report.models.items())
+        },
+    }
+
+
+def to_csv(report: RescoreReport) -> str:
+    """One line per row: the identity, verification and the re-scored verdict."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["model", "case_id", "state", "prompt_verified", "score_agrees", "verdict", "problem", "source"])
+    for row in report.rows:
+        writer.writerow(
+            [
+                row.model,
+                row.case_id,
+                row.state,
+                row.prompt_verified,
+                row.score_agrees,
+                row.local_row.get("verdict"),
+                row.problem or "",
+                row.source,
+            ]
+        )
+    return buffer.getvalue()

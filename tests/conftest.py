@@ -1,0 +1,72 @@
+"""Suite-wide options and fixtures: the repository root, scratch copies, and the `live` switch."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO_ROOT.parent / "shared"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--live", action="store_true", help="also run tests that query the live PyPI and npm registries")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--live"):
+        return
+    skip_live = pytest.mark.skip(reason="needs the live registries; run with --live")
+    for item in items:
+        if "live" in item.keywords:
+            item.add_marker(skip_live)
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def reference_dir() -> Path:
+    path = SHARED_DATA / "reference"
+    if not path.is_dir():
+        pytest.skip(f"reference material not found at {path}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def humanevalpack_path() -> Path:
+    path = SHARED_DATA / "data" / "humanevalpack" / "humanevalpack.jsonl"
+    if not path.is_file():
+        pytest.skip(f"HumanEvalPack test copy not found at {path}")
+    return path
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
+
+
+@pytest.fixture
+def scratch_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A throwaway git checkout of this repository's shared/, frozen_cases/ and tasks/, as HALLUBENCH_ROOT."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for folder in ("shared", "frozen_cases", "tasks"):
+        source = REPO_ROOT / folder
+        if source.exists():
+            shutil.copytree(source, root / folder, ignore=ignore)
+        else:
+            (root / folder).mkdir()
+    _git(root, "init", "-q", "-b", "main")
+    _git(root, "config", "user.email", "tests@hallubench.invalid")
+    _git(root, "config", "user.name", "hallubench tests")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "scratch copy")
+    monkeypatch.setenv("HALLUBENCH_ROOT", str(root))
+    yield root

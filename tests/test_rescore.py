@@ -1,0 +1,161 @@
+"""End to end: build the demo protocol, run its task file under the real kaggle-benchmarks
+against a loopback OpenAI-compatible stub (as Kaggle would, through MODEL_PROXY_URL), then
+rescore the run files it wrote, intact and tampered with."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hallubench.cli import main
+from spine_demo import install_demo
+from support.openai_stub import Fault, OpenAIStub
+
+pytest.importorskip("kaggle_benchmarks")
+
+PARENT = "demo-v1-run_id_Run_1_stub_model-a.run.json"
+
+
+def _echo(messages: list[dict[str, Any]]) -> str:
+    last = [m for m in messages if m["role"] == "user"][-1]["content"]
+    if "capital letters" in last:
+        return "APPLE"
+    return "apple"
+
+
+def run_task_file(task: Path, out: Path, replies: Callable[[list[dict[str, Any]]], str], faults: int = 0) -> OpenAIStub:
+    out.mkdir(parents=True, exist_ok=True)
+    with OpenAIStub(replies=replies, model="stub/model-a") as stub:
+        if faults:
+            stub.add_faults(*[Fault.status(500)] * faults)
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("MODEL_PROXY", "LLM"))}
+        env.update(MODEL_PROXY_URL=stub.proxy_url, MODEL_PROXY_API_KEY="dummy", LLM_DEFAULT="stub/model-a")
+        done = subprocess.run(
+            [sys.executable, str(task)], cwd=out, env=env, capture_output=True, text=True, timeout=300
+        )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return stub
+
+
+@pytest.fixture(scope="module")
+def hosted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A built demo checkout and the run files of one run of its task file."""
+    base = tmp_path_factory.mktemp("hosted")
+    root = base / "repo"
+    for folder in ("shared", "frozen_cases", "tasks"):
+        source = Path(__file__).resolve().parents[1] / folder
+        shutil.copytree(source, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    install_demo(root)
+    os.environ["HALLUBENCH_ROOT"] = str(root)
+    try:
+        assert main(["build", "demo"]) == 0
+    finally:
+        del os.environ["HALLUBENCH_ROOT"]
+    runs = base / "runs"
+    stub = run_task_file(root / "tasks" / "demo_v1.py", runs, _echo)
+    sent = [m for request in stub.chat_messages() for m in request if m["role"] == "user"]
+    assert any("reply with the single word 'river'" in m["content"] for m in sent)
+    return root / "tasks" / "demo_v1.py", runs
+
+
+@pytest.fixture
+def runs_copy(hosted: tuple[Path, Path], tmp_path: Path) -> Path:
+    copy = tmp_path / "runs"
+    shutil.copytree(hosted[1], copy)
+    return copy
+
+
+def _edit(path: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data, indent=2))
+
+
+def test_hosted_runs_verify_and_rescore(hosted: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    task, runs = hosted
+    assert main(["rescore", str(runs), "--task", str(task)]) == 0
+    out = capsys.readouterr().out
+    assert "3/3" in out and "every prompt verified and every score agrees" in out
+    assert "0.333 (agrees)" in out
+
+
+def test_one_changed_character_is_named(
+    hosted: tuple[Path, Path], runs_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def change(data: dict[str, Any]) -> None:
+        for sub in data["subruns"]:
+            contents = sub["conversations"][0]["requests"][1]["contents"]
+            if "river" in json.dumps(sub["results"]):
+                contents[0]["parts"][0]["text"] = contents[0]["parts"][0]["text"].replace("capital", "Capital")
+
+    _edit(runs_copy / PARENT, change)
+    code = main(["rescore", str(runs_copy / PARENT), "--task", str(hosted[0])])
+    out = capsys.readouterr().out
+    assert code == 3
+    assert "case w-river" in out
+    assert "model call 2" in out
+    assert "'… with the same word again, in Capital letters.'" in out
+
+
+def test_a_changed_hosted_score_is_reported(
+    hosted: tuple[Path, Path], runs_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def change(data: dict[str, Any]) -> None:
+        row = data["subruns"][0]["results"][0]["dictResult"]
+        row["verdict"] = "fail" if row["verdict"] == "pass" else "pass"
+
+    _edit(runs_copy / PARENT, change)
+    code = main(["rescore", str(runs_copy / PARENT), "--task", str(hosted[0])])
+    out = capsys.readouterr().out
+    assert code == 4
+    assert "verdict: re-scored" in out
+
+
+def test_a_truncated_file_is_reported_and_the_rest_still_rescored(
+    hosted: tuple[Path, Path], runs_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    row_file = next(runs_copy.glob("demo_v1_row-*w-river*.run.json"))
+    row_file.write_text(row_file.read_text()[:500])
+    code = main(["rescore", str(runs_copy), "--task", str(hosted[0])])
+    out = capsys.readouterr().out
+    assert code == 5
+    assert "FILE" in out and row_file.name in out
+    assert "3/3" in out  # the parent's embedded rows still verified
+
+
+def test_loose_row_files_alone_verify(hosted: tuple[Path, Path], runs_copy: Path) -> None:
+    (runs_copy / PARENT).unlink()
+    assert main(["rescore", str(runs_copy), "--task", str(hosted[0])]) == 0
+
+
+def test_download_layout_and_task_lookup(
+    hosted: tuple[Path, Path], runs_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = runs_copy.parent / "download" / "demo-v1" / "1" / "stub-model-a" / "run-123"
+    tree.mkdir(parents=True)
+    shutil.copy(runs_copy / PARENT, tree / PARENT)
+    monkeypatch.setenv("HALLUBENCH_ROOT", str(hosted[0].parents[1]))
+    assert main(["rescore", str(runs_copy.parent / "download")]) == 0
+
+
+def test_a_failed_model_call_is_an_error_row_that_still_verifies(
+    hosted: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # openai retries a 500 twice: three faults make the first call of the first case fail for good
+    run_task_file(hosted[0], tmp_path / "faulty", _echo, faults=3)
+    json_out = tmp_path / "report.json"
+    assert main(["rescore", str(tmp_path / "faulty"), "--task", str(hosted[0]), "--json", str(json_out)]) == 0
+    report = json.loads(json_out.read_text())
+    rows = report["models"]["stub/model-a"]["rows"]
+    errors = [r for r in rows if r["row"]["verdict"] == "error"]
+    assert len(errors) == 1 and errors[0]["row"]["error_kind"] == "model_call"
+    assert errors[0]["prompt_verified"] is True
+    assert report["models"]["stub/model-a"]["metrics"]["metrics"]["errors"] == 1
