@@ -280,7 +280,7 @@ def _member_chains(root: Any) -> Iterator[tuple[str, list[str]]]:
                 current = current.child_by_field_name("object")
             if parts and current is not None and current.type == "identifier":
                 yield _text(current), parts[::-1]
-        stack.extend(node.children)
+        stack.extend(reversed(node.children))
 
 
 def _attach_chains(walker: _Walker, root: Any) -> None:

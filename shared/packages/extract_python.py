@@ -128,7 +128,7 @@ class _Collector(ast.NodeVisitor):
         classification = fields.pop("classification", None) or _classify(module, self.local_modules)
         reference = Reference(
             ecosystem="pypi",
-            package=module.split(".", 1)[0] if module else module,
+            package=module if module.startswith(".") else module.split(".", 1)[0],
             line=int(str(line)) + self.line_offset,
             optional=self._optional_depth > 0,
             classification=str(classification),
@@ -214,9 +214,8 @@ def _outermost_attributes(tree: ast.AST) -> Iterator[ast.Attribute]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
             inner.add(id(node.value))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and id(node) not in inner:
-            yield node
+    outermost = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and id(n) not in inner]
+    yield from sorted(outermost, key=lambda n: (n.lineno, n.col_offset))
 
 
 def _chain_for(binding: _Binding, attrs: list[str]) -> tuple[str, ...]:

@@ -123,6 +123,11 @@ _NPM_EXACT = re.compile(r"^=?v?(?P<version>\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?)
 _NON_REGISTRY = re.compile(r"://|^(?:git\+|git@|github:|gitlab:|bitbucket:|file:|link:|workspace:|portal:)")
 
 
+def _tight(line: str) -> str:
+    """A requirement line with the spaces around operators removed (`numpy >= 1.2` -> `numpy>=1.2`)."""
+    return re.sub(r"\s*(===|==|~=|!=|<=|>=|<|>|;|,|\[|\])\s*", r"\1", line.strip())
+
+
 def _tokens(segment: str) -> list[str]:
     try:
         return shlex.split(segment, posix=True)
@@ -252,7 +257,7 @@ def requirements_references(code: str, *, line_offset: int = 0) -> list[Referenc
         line = re.split(r"(?:^|\s)#", raw, maxsplit=1)[0].strip()
         if not line or line.startswith("-") or " @ " in line:
             continue
-        parsed = _pip_token(line.replace(" ", "") if ";" not in line else line.split(";")[0].replace(" ", ""))
+        parsed = _pip_token(_tight(line.split(";")[0]))
         if parsed is None:
             continue
         name, version = parsed
@@ -276,7 +281,7 @@ def looks_like_requirements(code: str) -> bool:
         return False
     pinned = 0
     for line in lines:
-        match = _REQUIREMENT.match(line.replace(" ", ""))
+        match = _REQUIREMENT.match(_tight(line.split(";")[0]))
         if not match:
             return False
         pinned += bool(match.group("spec"))
