@@ -10,6 +10,7 @@ import pytest
 from hallubench.cli import main
 from hallubench.hashing import sha256_text
 from hallubench.taskfile.reader import TaskFileError, read_task_file
+
 from spine_demo import install_demo
 
 

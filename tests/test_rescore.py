@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from hallubench.cli import main
+
 from spine_demo import install_demo
 from support.openai_stub import Fault, OpenAIStub
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..hashing import sha256_text
@@ -145,10 +144,10 @@ class Rescorer:
         first_user = next((m.text for m in messages if m.role == Role.USER.value), None)
         if first_user is None:
             return None, "the run holds no prompt and no result to identify its case"
-        case_id = self._case_for_prompt(first_user)
-        if case_id is None:
+        matched = self._case_for_prompt(first_user)
+        if matched is None:
             return None, "no case of this task file renders the run's first prompt"
-        return case_id, None
+        return matched, None
 
     # -- rows ------------------------------------------------------------------
     def _row(self, run: Run, source: str, model: str) -> RowOutcome | None:

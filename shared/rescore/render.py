@@ -64,7 +64,8 @@ def _problems(report: RescoreReport) -> list[str]:
         lines.append(f"SCORE   {row.model} case {row.case_id} ({row.source}): " + "; ".join(row.differences))
     for parent in report.headline_failures:
         lines.append(
-            f"HEADLINE {parent.model} {parent.source}: hosted {parent.hosted_headline} vs re-scored {parent.local_headline}"
+            f"HEADLINE {parent.model} {parent.source}: "
+            f"hosted {parent.hosted_headline} vs re-scored {parent.local_headline}"
         )
     for error in report.file_errors[:MAX_LISTED]:
         lines.append(f"FILE    {error}")
