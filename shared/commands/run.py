@@ -95,12 +95,16 @@ def resolve_task_file(task: str) -> Path:
         known = sorted({spec.benchmark for spec in specs.PROTOCOLS} | {spec.stem for spec in specs.PROTOCOLS})
         listing = ", ".join(known) if known else "none registered yet"
         raise RunnerError(f"unknown task {task!r}: give a path to a .py task file or a registry name ({listing})")
+    from ..repo import RepositoryNotFound, repo_root
+
     relative = Path(matches[-1].task_path)
-    repo_root = Path(__file__).resolve().parents[2]
-    for candidate in (Path.cwd() / relative, repo_root / relative):
-        if candidate.is_file():
-            return candidate
-    raise RunnerError(f"task file not found: {relative} (run `hallubench build` first)")
+    try:
+        path = repo_root() / relative
+    except RepositoryNotFound as error:
+        raise RunnerError(str(error)) from None
+    if not path.is_file():
+        raise RunnerError(f"task file not found: {path} (run `hallubench build` first)")
+    return path
 
 
 def handle(args: argparse.Namespace) -> int:

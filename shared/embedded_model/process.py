@@ -70,6 +70,11 @@ class EmbeddedModelServer:
     def log_path(self) -> Path | None:
         return self._log_path
 
+    @property
+    def pid(self) -> int | None:
+        """Process id of the running server, None when stopped."""
+        return self._process.pid if self._process is not None else None
+
     def __enter__(self) -> EmbeddedModelServer:
         self.start()
         return self
