@@ -173,9 +173,7 @@ class Check:
         def evaluate(output: str) -> CheckResult:
             if not substring:
                 return CheckResult.error("contains: the substring is empty, so the check could not fail")
-            haystack, needle = (
-                (output, substring) if case_sensitive else (output.casefold(), substring.casefold())
-            )
+            haystack, needle = (output, substring) if case_sensitive else (output.casefold(), substring.casefold())
             if needle in haystack:
                 return CheckResult.pass_(f"output contains {substring!r}")
             how = "" if case_sensitive else " (ignoring case)"
@@ -297,9 +295,7 @@ def _check_json(output: str, where: Callable[[Any], bool] | None, strict: bool) 
     try:
         verdict = where(value)
     except Exception as exc:
-        return CheckResult.error(
-            _describe_exception("is_valid_json where callback threw", exc), value, provenance
-        )
+        return CheckResult.error(_describe_exception("is_valid_json where callback threw", exc), value, provenance)
     if not isinstance(verdict, bool):
         return CheckResult.error(
             f"is_valid_json where callback returned {type(verdict).__name__}, not bool", value, provenance

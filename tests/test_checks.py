@@ -9,6 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from hallubench.checks import (
     FENCE_DETAIL,
     Check,
@@ -16,8 +19,6 @@ from hallubench.checks import (
     summarize,
     unwrap_whole_fence,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 DATA = Path(__file__).parent / "data" / "checks"
 
@@ -95,9 +96,7 @@ def _llm_eval_0_3_1(output: str, where: Callable[[Any], bool] | None) -> str:
         return "error"
 
 
-@pytest.mark.parametrize(
-    "case", [c for c in JSON_CASES if c["llm_eval_0_3_1"] is not None], ids=lambda c: c["id"]
-)
+@pytest.mark.parametrize("case", [c for c in JSON_CASES if c["llm_eval_0_3_1"] is not None], ids=lambda c: c["id"])
 def test_llm_eval_column_matches_its_regex(case: dict[str, Any]) -> None:
     assert _llm_eval_0_3_1(case["input"], _where(case)) == case["llm_eval_0_3_1"]
 

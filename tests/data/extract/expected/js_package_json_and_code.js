@@ -1,0 +1,3 @@
+import chalk from "chalk";
+
+console.log(chalk.green("done"));

@@ -1,0 +1,1 @@
+console.log(add(1, 2))

@@ -1,0 +1,2 @@
+def add(x: int, y: int) -> int:
+    return x + y
