@@ -1,0 +1,426 @@
+"""Does a package exist on PyPI or npm? An async client whose only definite "no" is a confirmed 404.
+
+Why this shape:
+* A network problem must never become "missing" (a false hallucination is worse than an
+  unverified one), so timeouts, refused connections, 429/5xx, malformed bodies, redirect loops
+  and security holds are `unverified`, and a 404 only counts once a second endpoint agrees
+  (PyPI JSON then Simple API; npm packument then `/<name>/latest`).
+* A benchmark run asks about the same names again and again: lookups are deduplicated while in
+  flight and cached (never an unverified one), with bounded concurrency, so each unique name
+  costs one request.
+* Every attempt leaves `Evidence` and the first-upload time is kept, so a name registered after
+  the run can be flagged "registered since - possibly slopsquatted" when old runs are rescored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from .evidence import Evidence, utc_now
+from .names import canonical_pypi, is_valid_npm_name, is_valid_pypi_name
+from .settings import RegistrySettings
+
+ECOSYSTEMS = ("pypi", "npm")
+SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+
+
+@dataclass(frozen=True)
+class PackageVerdict:
+    """Package-level answer: `exists`, `missing` or `unverified`, with the evidence behind it."""
+
+    ecosystem: str
+    name: str
+    verdict: str
+    reason: str
+    canonical_name: str | None
+    latest_version: str | None
+    first_upload: str | None
+    evidence: tuple[Evidence, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ecosystem": self.ecosystem,
+            "name": self.name,
+            "verdict": self.verdict,
+            "reason": self.reason,
+            "canonical_name": self.canonical_name,
+            "latest_version": self.latest_version,
+            "first_upload": self.first_upload,
+            "evidence": [e.to_dict() for e in self.evidence],
+        }
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """Outcome of one logical GET (retries included): a response, or why there is none."""
+
+    url: str
+    status: int | None
+    content: bytes
+    headers: Mapping[str, str]
+    evidence: tuple[Evidence, ...]
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.status is not None and 200 <= self.status < 300
+
+    def json(self) -> Any:
+        """Parsed body; raises ValueError on a malformed one (callers turn that into unverified)."""
+        return json.loads(self.content.decode("utf-8"))
+
+
+def package_key(ecosystem: str, name: str) -> tuple[str, str]:
+    """Cache key: PyPI compares PEP 503 forms; npm names are compared as written."""
+    if ecosystem == "pypi":
+        return ("pypi", canonical_pypi(name))
+    return (ecosystem, name)
+
+
+@dataclass
+class VerdictCache:
+    """In-memory cache of verdicts (and the registry document behind an `exists`).
+
+    Unverified verdicts are never stored: a retry may succeed. Negatives live shorter than
+    positives because a missing name can be registered at any time.
+    """
+
+    exists_s: float = 24 * 3600.0
+    missing_s: float = 3600.0
+    clock: Callable[[], float] = time.monotonic
+    _entries: dict[tuple[str, str], tuple[float, PackageVerdict, dict[str, Any] | None]] = field(default_factory=dict)
+
+    def get(self, key: tuple[str, str]) -> tuple[PackageVerdict, dict[str, Any] | None] | None:
+        entry = self._entries.get(key)
+        if entry is None:
+            return None
+        expires, verdict, document = entry
+        if self.clock() >= expires:
+            del self._entries[key]
+            return None
+        return verdict, document
+
+    def put(self, key: tuple[str, str], verdict: PackageVerdict, document: dict[str, Any] | None = None) -> None:
+        if verdict.verdict == "exists":
+            self._entries[key] = (self.clock() + self.exists_s, verdict, document)
+        elif verdict.verdict == "missing":
+            self._entries[key] = (self.clock() + self.missing_s, verdict, None)
+
+
+def _retry_after_s(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (delta-seconds or HTTP date); None if absent/unreadable."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+class RegistryClient:
+    """Async context manager answering package-existence questions for PyPI and npm."""
+
+    def __init__(
+        self,
+        settings: RegistrySettings | None = None,
+        *,
+        cache: VerdictCache | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.settings = settings or RegistrySettings()
+        self.cache = cache or VerdictCache(self.settings.cache_exists_s, self.settings.cache_missing_s)
+        self._transport = transport
+        self._http: httpx.AsyncClient | None = None
+        self._semaphore = asyncio.Semaphore(self.settings.max_concurrency)
+        self._inflight: dict[tuple[str, str], asyncio.Task[PackageVerdict]] = {}
+        self._documents: dict[tuple[str, str], dict[str, Any]] = {}
+        self.bytes_read = 0
+
+    async def __aenter__(self) -> RegistryClient:
+        self._http = httpx.AsyncClient(
+            follow_redirects=True,
+            max_redirects=self.settings.max_redirects,
+            timeout=self.settings.timeout_s,
+            headers={"User-Agent": self.settings.user_agent},
+            transport=self._transport,
+        )
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+
+    # ------------------------------------------------------------------ HTTP with a policy
+    async def fetch(
+        self, url: str, *, headers: Mapping[str, str] | None = None, max_bytes: int | None = None
+    ) -> Fetched:
+        """GET with retries (backoff, Retry-After honoured up to a bound) and an optional byte cap."""
+        if self._http is None:
+            raise RuntimeError("RegistryClient must be used as `async with RegistryClient(...)`")
+        evidence: list[Evidence] = []
+        attempts = self.settings.max_retries + 1
+        for attempt in range(attempts):
+            wait: float | None = None
+            async with self._semaphore:
+                try:
+                    result = await self._get_once(url, headers, max_bytes)
+                except httpx.TooManyRedirects:
+                    note = f"redirect loop: more than {self.settings.max_redirects} redirects"
+                    evidence.append(Evidence(url, None, utc_now(), note))
+                    return Fetched(url, None, b"", {}, tuple(evidence), note)
+                except httpx.TimeoutException as exc:
+                    note = f"timeout after {self.settings.timeout_s:g}s ({type(exc).__name__})"
+                    evidence.append(Evidence(url, None, utc_now(), note))
+                    result = None
+                except httpx.HTTPError as exc:
+                    note = f"no response: {type(exc).__name__}: {exc}".strip().rstrip(":")
+                    evidence.append(Evidence(url, None, utc_now(), note))
+                    result = None
+            if isinstance(result, Fetched):
+                evidence.extend(result.evidence)
+                result = Fetched(
+                    result.url, result.status, result.content, result.headers, tuple(evidence), result.error
+                )
+                if result.status not in RETRY_STATUSES:
+                    return result
+                retry_after = _retry_after_s(result.headers.get("retry-after"))
+                if retry_after is not None and retry_after > self.settings.max_retry_after_s:
+                    note = (
+                        f"HTTP {result.status}; Retry-After {retry_after:g}s exceeds the "
+                        f"{self.settings.max_retry_after_s:g}s bound, not retried"
+                    )
+                    evidence.append(Evidence(url, result.status, utc_now(), note))
+                    return Fetched(url, result.status, b"", result.headers, tuple(evidence), note)
+                if retry_after is not None:
+                    wait = retry_after
+                    evidence.append(Evidence(url, result.status, utc_now(), f"Retry-After {retry_after:g}s honoured"))
+            if attempt + 1 == attempts:
+                break
+            await asyncio.sleep(wait if wait is not None else self.settings.backoff_base_s * 2**attempt)
+        last = evidence[-1] if evidence else Evidence(url, None, utc_now(), "no attempt made")
+        return Fetched(url, last.status, b"", {}, tuple(evidence), f"gave up after {attempts} attempts: {last.note}")
+
+    async def _get_once(self, url: str, headers: Mapping[str, str] | None, max_bytes: int | None) -> Fetched:
+        assert self._http is not None
+        async with self._http.stream("GET", url, headers=dict(headers or {})) as response:
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in response.aiter_bytes():
+                size += len(chunk)
+                self.bytes_read += len(chunk)
+                if max_bytes is not None and size > max_bytes:
+                    note = f"body exceeds the byte cap of {max_bytes} bytes; stopped reading"
+                    ev = Evidence(str(response.url), response.status_code, utc_now(), note)
+                    return Fetched(str(response.url), response.status_code, b"", response.headers, (ev,), note)
+                chunks.append(chunk)
+            ev = Evidence(str(response.url), response.status_code, utc_now(), "")
+            return Fetched(str(response.url), response.status_code, b"".join(chunks), response.headers, (ev,))
+
+    # ------------------------------------------------------------------ package verdicts
+    async def package(self, ecosystem: str, name: str) -> PackageVerdict:
+        """Verdict for one package; concurrent calls for the same name share one lookup."""
+        verdict, _ = await self.document(ecosystem, name)
+        return verdict if verdict.name == name else _renamed(verdict, name)
+
+    async def packages(self, items: Iterable[tuple[str, str]]) -> dict[tuple[str, str], PackageVerdict]:
+        """Verdicts for many (ecosystem, name) pairs: unique names looked up once, concurrently."""
+        wanted = list(dict.fromkeys(items))
+        results = await asyncio.gather(*(self.package(eco, name) for eco, name in wanted))
+        return dict(zip(wanted, results, strict=True))
+
+    async def document(self, ecosystem: str, name: str) -> tuple[PackageVerdict, dict[str, Any] | None]:
+        """The verdict plus the registry document (PyPI project JSON / npm packument) when it exists.
+
+        The document carries `_source_url`, the URL it came from, so relative file URLs from
+        mirrors can be resolved against it.
+        """
+        if ecosystem not in ECOSYSTEMS:
+            raise ValueError(f"unknown ecosystem {ecosystem!r}; expected one of {ECOSYSTEMS}")
+        key = package_key(ecosystem, name)
+        cached = self.cache.get(key)
+        if cached is not None:
+            return cached
+        task = self._inflight.get(key)
+        if task is None:
+            task = asyncio.ensure_future(self._lookup(ecosystem, name))
+            self._inflight[key] = task
+            task.add_done_callback(self._forget_inflight(key))
+        verdict = await task
+        document = self._documents.get(key)
+        self.cache.put(key, verdict, document)
+        return verdict, document
+
+    def _forget_inflight(self, key: tuple[str, str]) -> Callable[[asyncio.Task[PackageVerdict]], None]:
+        def forget(_task: asyncio.Task[PackageVerdict]) -> None:
+            self._inflight.pop(key, None)
+
+        return forget
+
+    async def _lookup(self, ecosystem: str, name: str) -> PackageVerdict:
+        if ecosystem == "pypi":
+            return await self._lookup_pypi(name)
+        return await self._lookup_npm(name)
+
+    async def _lookup_pypi(self, name: str) -> PackageVerdict:
+        if not is_valid_pypi_name(name):
+            return _verdict("pypi", name, "unverified", "invalid-name: not a valid PyPI project name", ())
+        canon = canonical_pypi(name)
+        first = await self.fetch(f"{self.settings.pypi_json_url}/{canon}/json")
+        if first.ok:
+            try:
+                doc = first.json()
+                info = doc["info"]
+                canonical_name, latest = str(info["name"]), str(info["version"])
+            except (ValueError, KeyError, TypeError) as exc:
+                return _verdict("pypi", name, "unverified", f"malformed JSON from PyPI ({exc})", first.evidence)
+            if not isinstance(doc, dict):
+                return _verdict("pypi", name, "unverified", "malformed JSON from PyPI", first.evidence)
+            doc["_source_url"] = first.url
+            self._documents[("pypi", canon)] = doc
+            return PackageVerdict(
+                "pypi", name, "exists", "PyPI JSON API 200", canonical_name, latest,
+                _pypi_first_upload(doc), first.evidence,
+            )  # fmt: skip
+        if first.error is not None or first.status not in (404, 410):
+            return _verdict("pypi", name, "unverified", _why(first), first.evidence)
+        second = await self.fetch(f"{self.settings.pypi_simple_url}/{canon}/", headers={"Accept": SIMPLE_JSON})
+        evidence = first.evidence + second.evidence
+        if second.status in (404, 410) and second.error is None:
+            note = f"{first.status} on the JSON API, confirmed {second.status} via Simple API"
+            evidence = (*evidence[:-1], _with_note(evidence[-1], note))
+            return _verdict("pypi", name, "missing", note, evidence, canonical=canon)
+        if second.ok:
+            page = _simple_page(second)
+            if page is None:
+                return _verdict("pypi", name, "unverified", "404 not confirmed: malformed Simple API page", evidence)
+            status = page.get("project-status")
+            if isinstance(status, dict) and status.get("status") == "quarantined":
+                return _verdict("pypi", name, "unverified", "hold: project-status quarantined", evidence)
+            return _verdict(
+                "pypi", name, "exists", "listed on the Simple API although the JSON API said 404", evidence,
+                canonical=canon,
+            )  # fmt: skip
+        return _verdict("pypi", name, "unverified", f"404 not confirmed: {_why(second)}", evidence)
+
+    async def _lookup_npm(self, name: str) -> PackageVerdict:
+        if not is_valid_npm_name(name):
+            return _verdict("npm", name, "unverified", "invalid-name: not a valid npm package name", ())
+        base = f"{self.settings.npm_url}/{quote(name, safe='@')}"
+        first = await self.fetch(base)
+        if first.ok:
+            try:
+                doc = first.json()
+                if not isinstance(doc, dict):
+                    raise ValueError("packument is not an object")
+            except ValueError as exc:
+                return _verdict("npm", name, "unverified", f"malformed JSON from npm ({exc})", first.evidence)
+            return self._judge_packument(name, doc, first)
+        if first.status == 451:
+            return _verdict("npm", name, "unverified", "hold: HTTP 451 (security hold)", first.evidence)
+        if first.error is not None or first.status not in (404, 410):
+            return _verdict("npm", name, "unverified", _why(first), first.evidence)
+        second = await self.fetch(f"{base}/latest")
+        evidence = first.evidence + second.evidence
+        if second.status in (404, 410) and second.error is None:
+            note = f"{first.status} on the packument, confirmed {second.status} via /latest"
+            evidence = (*evidence[:-1], _with_note(evidence[-1], note))
+            return _verdict("npm", name, "missing", note, evidence, canonical=name)
+        return _verdict("npm", name, "unverified", f"404 not confirmed: {_why(second)}", evidence)
+
+    def _judge_packument(self, name: str, doc: dict[str, Any], fetched: Fetched) -> PackageVerdict:
+        versions = doc.get("versions")
+        times = doc.get("time") if isinstance(doc.get("time"), dict) else {}
+        assert isinstance(times, dict)
+        tags = doc.get("dist-tags") if isinstance(doc.get("dist-tags"), dict) else {}
+        assert isinstance(tags, dict)
+        latest = tags.get("latest")
+        created = times.get("created")
+        ev = fetched.evidence
+        if not isinstance(versions, dict) or not versions:
+            if "unpublished" in times:
+                return _verdict("npm", name, "unverified", "hold: every version unpublished", ev)
+            return _verdict("npm", name, "unverified", "malformed packument: no versions", ev)
+        if isinstance(latest, str) and latest.endswith("-security"):
+            return _verdict("npm", name, "unverified", f"hold: npm security placeholder {latest}", ev)
+        doc["_source_url"] = fetched.url
+        self._documents[("npm", name)] = doc
+        return PackageVerdict(
+            "npm", name, "exists", "npm packument 200", str(doc.get("name") or name),
+            latest if isinstance(latest, str) else None, created if isinstance(created, str) else None, ev,
+        )  # fmt: skip
+
+
+def _verdict(
+    ecosystem: str,
+    name: str,
+    verdict: str,
+    reason: str,
+    evidence: tuple[Evidence, ...],
+    *,
+    canonical: str | None = None,
+) -> PackageVerdict:
+    return PackageVerdict(ecosystem, name, verdict, reason, canonical, None, None, evidence)
+
+
+def _renamed(verdict: PackageVerdict, name: str) -> PackageVerdict:
+    """The shared lookup under the spelling this caller asked for."""
+    return PackageVerdict(
+        verdict.ecosystem, name, verdict.verdict, verdict.reason, verdict.canonical_name,
+        verdict.latest_version, verdict.first_upload, verdict.evidence,
+    )  # fmt: skip
+
+
+def _with_note(evidence: Evidence, note: str) -> Evidence:
+    return Evidence(evidence.url, evidence.status, evidence.checked_at, note)
+
+
+def _why(fetched: Fetched) -> str:
+    if fetched.error is not None:
+        return fetched.error
+    return f"HTTP {fetched.status}"
+
+
+def _pypi_first_upload(doc: dict[str, Any]) -> str | None:
+    """Earliest upload time over every file of every release (RFC 3339)."""
+    times: list[str] = []
+    releases = doc.get("releases")
+    if isinstance(releases, dict):
+        for files in releases.values():
+            if isinstance(files, list):
+                for f in files:
+                    if isinstance(f, dict):
+                        t = f.get("upload_time_iso_8601") or f.get("upload_time")
+                        if isinstance(t, str):
+                            times.append(t if t.endswith("Z") or "+" in t else t + "Z")
+    return min(times) if times else None
+
+
+def _simple_page(fetched: Fetched) -> dict[str, Any] | None:
+    """A Simple API project page as a dict; an HTML page (proxies may ignore Accept) counts as empty.
+
+    None when the body is neither a JSON object naming the project nor HTML.
+    """
+    if "html" in fetched.headers.get("content-type", ""):
+        return {}
+    try:
+        doc = fetched.json()
+    except ValueError:
+        return None
+    if isinstance(doc, dict) and isinstance(doc.get("name"), str):
+        return doc
+    return None
