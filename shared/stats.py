@@ -99,9 +99,7 @@ def paired_bootstrap_diff(
     second = _finite_vector(b, "b")
     if first.shape != second.shape:
         raise ValueError(f"paired samples must have the same length, got {first.size} and {second.size}")
-    mean_diff, low, high = bootstrap_mean_ci(
-        first - second, resamples=resamples, confidence=confidence, seed=seed
-    )
+    mean_diff, low, high = bootstrap_mean_ci(first - second, resamples=resamples, confidence=confidence, seed=seed)
     excludes_zero = bool(low > 0.0 or high < 0.0)  # False when the bounds are nan
     return {"mean_diff": mean_diff, "low": low, "high": high, "excludes_zero": excludes_zero, "n": first.size}
 

@@ -7,6 +7,9 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from hallubench.stats import (
     auroc,
     bootstrap_mean_ci,
@@ -16,8 +19,6 @@ from hallubench.stats import (
     paired_bootstrap_diff,
     wilson_interval,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 # --- wilson_interval -------------------------------------------------------------------------
 
@@ -136,9 +137,7 @@ def test_bootstrap_of_nothing_is_nan() -> None:
 
 def test_bootstrap_depends_on_the_seed() -> None:
     values = [0.0, 1.0, 1.0, 0.0, 1.0, 0.2, 0.7]
-    assert bootstrap_mean_ci(values, resamples=500, seed=1) != bootstrap_mean_ci(
-        values, resamples=500, seed=2
-    )
+    assert bootstrap_mean_ci(values, resamples=500, seed=1) != bootstrap_mean_ci(values, resamples=500, seed=2)
 
 
 @pytest.mark.parametrize("bad", [[1.0, math.nan], [math.inf], [[1.0, 2.0]], ["x"]])
@@ -223,14 +222,10 @@ def test_paired_diff_rejects_unpaired_lengths() -> None:
 
 @settings(max_examples=40, deadline=None)
 @given(
-    st.lists(
-        st.tuples(st.sampled_from([0.0, 0.5, 1.0]), st.sampled_from([0.0, 0.5, 1.0])), min_size=1, max_size=30
-    ),
+    st.lists(st.tuples(st.sampled_from([0.0, 0.5, 1.0]), st.sampled_from([0.0, 0.5, 1.0])), min_size=1, max_size=30),
     st.integers(min_value=0, max_value=1000),
 )
-def test_paired_diff_is_deterministic_and_contains_its_estimate(
-    pairs: list[tuple[float, float]], seed: int
-) -> None:
+def test_paired_diff_is_deterministic_and_contains_its_estimate(pairs: list[tuple[float, float]], seed: int) -> None:
     a = [x for x, _ in pairs]
     b = [y for _, y in pairs]
     result = paired_bootstrap_diff(a, b, resamples=300, seed=seed)
@@ -315,11 +310,7 @@ def _auroc_by_pair_count(scores: list[float], labels: list[int]) -> float:
     return credit / (len(positives) * len(negatives))
 
 
-@given(
-    st.lists(
-        st.tuples(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.9, 1.0]), st.booleans()), min_size=2, max_size=60
-    )
-)
+@given(st.lists(st.tuples(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.9, 1.0]), st.booleans()), min_size=2, max_size=60))
 def test_auroc_equals_the_brute_force_pair_count(pairs: list[tuple[float, bool]]) -> None:
     scores = [s for s, _ in pairs]
     labels = [int(y) for _, y in pairs]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,8 @@ from .parse import RunFormatError, parse_run, parse_task_version
 StrPath: TypeAlias = str | os.PathLike[str]
 
 RUN_SUFFIX = ".run.json"
+_LAST_TOKENS = ("true", "false", "null")
+_NUMBER_PREFIX = re.compile(r"-?[0-9]*\.?[0-9]*(?:[eE][-+]?[0-9]*)?")
 COMPANION_SUFFIXES = (".atif.json", ".result.json")  # written beside the run file with WRITE_ATIF=True
 
 
@@ -166,15 +169,23 @@ def _read_json(file: Path) -> tuple[object, bytes]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise RunFileError(file, f"not UTF-8 text (byte {exc.start}); kbench writes ASCII JSON") from exc
+        raise RunFileError(file, f"not UTF-8 text (byte offset {exc.start}); kbench writes ASCII JSON") from exc
     try:
         return json.loads(text), raw
     except json.JSONDecodeError as exc:
-        truncated = exc.pos >= len(text.rstrip())
-        hint = " (the file ends early: truncated?)" if truncated else ""
+        hint = " (the file ends early: truncated?)" if _ran_out_of_input(text, exc) else ""
         raise RunFileError(file, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}{hint}") from exc
     except RecursionError as exc:
         raise RunFileError(file, "JSON nested too deeply to read") from exc
+
+
+def _ran_out_of_input(text: str, error: json.JSONDecodeError) -> bool:
+    """Whether the JSON error comes from the text stopping early rather than from bad syntax."""
+    if error.msg.startswith("Unterminated string"):
+        return True  # JSON strings cannot span a raw newline, so this one ran to the end
+    rest = text[error.pos :].rstrip()
+    # Nothing left, or only the start of a literal or number that was cut off.
+    return any(word.startswith(rest) for word in _LAST_TOKENS) or bool(_NUMBER_PREFIX.fullmatch(rest))
 
 
 def _companions(file: Path) -> list[Path]:

@@ -204,8 +204,8 @@ class Run:
 
     @property
     def result(self) -> RunResult | None:
-        """The AGGREGATED result (kbench writes exactly one), or None when there is none."""
+        """The AGGREGATED result (kbench writes exactly one), else the first result, else None."""
         for result in self.results:
             if result.type == "AGGREGATED":
                 return result
-        return None
+        return self.results[0] if self.results else None

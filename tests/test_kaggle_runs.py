@@ -1,0 +1,545 @@
+"""Tests for hallubench.kaggle_runs against real kaggle-benchmarks 0.6.2 run files.
+
+The reference files live outside the repository (`<repo>/../shared/reference/kbench-run-files`,
+see its README); the expected facts about each of them are in
+`tests/data/kaggle_runs/expected_runs.json`, written by reading the files, and the broken
+variants in `tests/data/kaggle_runs/malformed_cases.json` are built from them at test time.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hallubench.kaggle_runs import (
+    AssertionStatus,
+    Attachment,
+    BooleanResult,
+    DictResult,
+    LoadedRun,
+    Message,
+    NumericResult,
+    Role,
+    Run,
+    RunFileError,
+    RunFormatError,
+    RunResult,
+    RunState,
+    calls,
+    decode_payload_text,
+    download_layout,
+    iter_runs,
+    load_run,
+    load_runs,
+    load_task_file,
+    parse_run,
+    unanswered,
+)
+
+DATA = Path(__file__).parent / "data" / "kaggle_runs"
+REFERENCE = Path(__file__).parents[1].parent / "shared" / "reference" / "kbench-run-files"
+EXPECTED: dict[str, Any] = {
+    name: facts
+    for name, facts in json.loads((DATA / "expected_runs.json").read_text(encoding="utf-8")).items()
+    if not name.startswith("_")
+}
+MALFORMED: list[dict[str, Any]] = json.loads((DATA / "malformed_cases.json").read_text(encoding="utf-8"))["cases"]
+
+
+@pytest.fixture(scope="module")
+def reference_dir() -> Path:
+    if not (REFERENCE / "README.md").is_file():
+        pytest.skip(f"kbench reference run files not found at {REFERENCE} (they live beside the repository)")
+    return REFERENCE
+
+
+@pytest.fixture(scope="module")
+def loaded(reference_dir: Path) -> dict[str, LoadedRun]:
+    runs, errors = load_runs(reference_dir)
+    assert errors == []
+    return {item.path.name: item for item in runs}
+
+
+# --- every reference file --------------------------------------------------------------------
+
+
+def test_directory_scan_loads_exactly_the_run_files(reference_dir: Path, loaded: dict[str, LoadedRun]) -> None:
+    on_disk = {p.name for p in reference_dir.iterdir() if p.name.endswith(".run.json")}
+    assert set(loaded) == on_disk
+    assert set(EXPECTED) == on_disk, "expected_runs.json must describe every reference run file"
+
+
+def _result_facts(result: RunResult | None) -> dict[str, Any]:
+    if isinstance(result, BooleanResult):
+        return {"boolean": result.value}
+    if isinstance(result, NumericResult):
+        return {"numeric": result.value, "confidence_interval": result.confidence_interval}
+    if isinstance(result, DictResult):
+        return {"dict": result.value}
+    raise AssertionError(f"no result: {result!r}")
+
+
+def _pairs(messages: list[Message]) -> list[list[str]]:
+    return [[message.role.value, message.text] for message in messages]
+
+
+def _check_run(run: Run, facts: dict[str, Any]) -> None:
+    assert run.task.name == facts["task"]
+    assert run.task.version_number == facts["version_number"]
+    assert run.model_slug == facts["model_slug"]
+    assert run.state == RunState(facts["state"])
+    assert run.cached is facts["cached"]
+    for attribute in ("start_time", "end_time"):
+        moment = getattr(run, attribute)
+        assert (moment.isoformat() if moment else None) == facts[attribute]
+    assert _result_facts(run.result) == facts["result"]
+    assert [a.status.value for a in run.assertions] == facts["assertions"]
+    assert [c.name for c in run.conversations] == [c["name"] for c in facts["conversations"]]
+    for conversation, expected in zip(run.conversations, facts["conversations"], strict=True):
+        got = calls(conversation)
+        assert len(got) == len(expected["calls"])
+        for call, want in zip(got, expected["calls"], strict=True):
+            assert _pairs(call.messages) == want["messages"]
+            assert [call.reply.role.value, call.reply.text] == want["reply"]
+            assert call.metrics is not None
+            assert (call.metrics.input_tokens, call.metrics.output_tokens) == (
+                want["input_tokens"],
+                want["output_tokens"],
+            )
+        pending = unanswered(conversation)
+        assert (_pairs(pending.messages) if pending else None) == expected.get("unanswered")
+    assert len(run.subruns) == len(facts["subruns"])
+    for subrun, expected_subrun in zip(run.subruns, facts["subruns"], strict=True):
+        _check_run(subrun, expected_subrun)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_reference_run_matches_the_facts_read_from_it(name: str, loaded: dict[str, LoadedRun]) -> None:
+    _check_run(loaded[name].run, EXPECTED[name])
+
+
+@pytest.mark.parametrize(
+    ("name", "version", "subtasks"),
+    [("riddle_check.task.json", 3, []), ("qa_dataset.task.json", 1, []), ("structured_and_reasoning.task.json", 1, [])],
+)
+def test_task_files_load(reference_dir: Path, name: str, version: int, subtasks: list[str]) -> None:
+    task = load_task_file(reference_dir / name)
+    assert task.name == name.removesuffix(".task.json")
+    assert task.version_number == version
+    assert task.subtask_file_names == subtasks
+    assert task.definition.startswith("@kbench.task(")
+
+
+def test_task_version_of_a_run_equals_its_task_file(reference_dir: Path, loaded: dict[str, LoadedRun]) -> None:
+    task = load_task_file(reference_dir / "riddle_check.task.json")
+    assert loaded["riddle_check-run_id_Run_1_stub_model-a.run.json"].run.task == task
+
+
+def test_companion_files_are_listed_not_loaded(loaded: dict[str, LoadedRun]) -> None:
+    riddle = loaded["riddle_check-run_id_Run_1_stub_model-a.run.json"]
+    assert [p.name for p in riddle.companions] == [
+        "riddle_check-run_id_Run_1_stub_model-a.atif.json",
+        "riddle_check-run_id_Run_1_stub_model-a.result.json",
+    ]
+    assert loaded["riddle_check-minimal-example.run.json"].companions == []
+
+
+def test_identical_copies_share_a_hash(loaded: dict[str, LoadedRun]) -> None:
+    minimal = loaded["riddle_check-minimal-example.run.json"]
+    named = loaded["riddle_check-run_id_Run_1_stub_model-a.run.json"]
+    errored = loaded["errored_run_example.run.json"]
+    assert minimal.sha256 == named.sha256 != errored.sha256
+    assert errored.sha256 == loaded["structured_and_reasoning-ERRORED-example.run.json"].sha256
+
+
+# --- specific facts --------------------------------------------------------------------------
+
+
+def test_zero_numeric_result_written_as_empty_object_reads_as_zero(loaded: dict[str, LoadedRun]) -> None:
+    result = loaded["unicode_zero_score-example.run.json"].run.result
+    assert result == NumericResult(value=0.0, confidence_interval=None)
+
+
+def test_pass_count_of_zero_keeps_its_total(loaded: dict[str, LoadedRun]) -> None:
+    run = loaded["no_llm_passcount_zero-example.run.json"].run
+    assert run.model_slug is None  # modelVersion: {}
+    assert run.result == NumericResult(value=0.0, confidence_interval=10.0)
+
+
+def test_zero_interval_is_kept_apart_from_no_interval(loaded: dict[str, LoadedRun]) -> None:
+    dataset = loaded["qa_dataset-run_id_Run_1_stub_model-a.run.json"].run.result
+    scalar = loaded["capital_eval-CACHED-SUBRUNS-example.run.json"].run.result
+    assert isinstance(dataset, NumericResult) and dataset.confidence_interval == 0.0
+    assert isinstance(scalar, NumericResult) and scalar.confidence_interval is None
+
+
+def test_unicode_escapes_decode_to_the_original_text(loaded: dict[str, LoadedRun]) -> None:
+    run = loaded["unicode_zero_score-example.run.json"].run
+    (call,) = calls(run.conversations[0])
+    assert call.messages == [
+        Message(Role.USER, "Caf\N{LATIN SMALL LETTER E WITH ACUTE} \N{HOT BEVERAGE}  \ttrailing  \n")
+    ]
+    assert call.reply.text == "\N{LATIN SMALL LETTER E WITH ACUTE}ch\N{CYRILLIC SMALL LETTER O} \N{CHECK MARK}\n"
+    assert call.reply.sender_name == "echo"
+    assert call.metrics is not None and call.metrics.input_tokens == 0  # "metrics": {}
+    assert run.task.definition == ""  # kbench found no source
+
+
+def test_errored_run_keeps_its_unanswered_prompt(loaded: dict[str, LoadedRun]) -> None:
+    run = loaded["errored_run_example.run.json"].run
+    assert run.state is RunState.ERRORED
+    assert run.result == BooleanResult(False)
+    assert run.error_message is not None
+    assert run.error_message.startswith("Traceback (most recent call last):")
+    assert "ValidationError: 1 validation error for Person" in run.error_message
+    (conversation,) = run.conversations
+    assert calls(conversation) == []
+    pending = unanswered(conversation)
+    assert pending is not None
+    assert pending.request_id == f"{conversation.id}-req-1"
+    assert pending.new_messages == pending.messages
+    assert pending.messages == [Message(Role.USER, "Extract name, age and occupation: Marie Curie, 66, physicist.")]
+    assert conversation.requests[0].metrics is None  # no model answered, so no metrics key
+
+
+def test_completed_runs_have_nothing_unanswered(loaded: dict[str, LoadedRun]) -> None:
+    run = loaded["structured_and_reasoning-run_id_Run_1_stub_model-a.run.json"].run
+    assert [unanswered(c) for c in run.conversations] == [None, None]
+
+
+def test_reasoning_side_chat_is_its_own_conversation_with_traces(loaded: dict[str, LoadedRun]) -> None:
+    for name, model in [
+        ("structured_and_reasoning-run_id_Run_1_stub_model-a.run.json", "stub/model-a"),
+        ("structured_and_reasoning-run_id_Run_2_meta_stub-llama.run.json", "meta/stub-llama"),
+    ]:
+        main, side = loaded[name].run.conversations
+        assert side.name == "reasoning side chat"
+        (call,) = calls(side)
+        assert call.reasoning_traces == "Count r in s-t-r-a-w-b-e-r-r-y: 3."
+        assert call.reply.sender_name == model
+        # the side chat's prompt does not leak into the main chat, nor the other way round
+        assert all("strawberry" not in m.text for c in calls(main) for m in c.messages)
+        assert all(c.reasoning_traces is None for c in calls(main))
+
+
+def test_structured_replies_are_stored_double_encoded(loaded: dict[str, LoadedRun]) -> None:
+    native = calls(loaded["structured_and_reasoning-run_id_Run_1_stub_model-a.run.json"].run.conversations[0])
+    prompted = calls(loaded["structured_and_reasoning-run_id_Run_2_meta_stub-llama.run.json"].run.conversations[0])
+    person = '{"name": "Marie Curie", "age": 66, "occupation": "physicist"}'
+    assert native[0].reply.decoded_text == person
+    assert json.loads(native[0].reply.decoded_text)["age"] == 66
+    assert native[2].reply.decoded_text == '{"value": 7}'
+    assert prompted[2].reply.decoded_text == '```json\n{"value": 7}\n```'  # the raw fenced model text
+    # plain replies are stored exactly and decoding leaves them alone
+    assert native[1].reply.text == native[1].reply.decoded_text == "The capital of France is Paris."
+
+
+def test_each_call_lists_only_its_own_new_messages(loaded: dict[str, LoadedRun]) -> None:
+    first, second, third = calls(
+        loaded["structured_and_reasoning-run_id_Run_1_stub_model-a.run.json"].run.conversations[0]
+    )
+    assert second.new_messages == [Message(Role.USER, "What is the capital of France?")]
+    assert third.new_messages == [Message(Role.USER, "Pick a number.")]
+    assert third.messages[: len(second.messages)] == second.messages
+    assert third.messages[len(second.messages)] == second.reply
+    assert [c.request_index for c in (first, second, third)] == [0, 1, 2]
+    assert third.request_id.endswith("-req-3")
+    assert third.metrics is not None
+    assert third.metrics.input_tokens_cost_nanodollars == 1100  # int64 written as the string "1100"
+    assert third.metrics.total_backend_latency_ms == 42
+
+
+def test_dataset_parent_rebuilds_each_rows_prompt_in_completion_order(loaded: dict[str, LoadedRun]) -> None:
+    parent = loaded["qa_dataset-run_id_Run_1_stub_model-a.run.json"].run
+    assert calls(parent.conversations[0]) == []  # the parent itself asked nothing
+    prompts = [
+        [(m.role, m.text) for call in calls(c) for m in call.messages]
+        for row in parent.subruns
+        for c in row.conversations
+    ]
+    # Singapore finished first, so it comes first whatever the DataFrame order was.
+    assert prompts == [
+        [(Role.USER, "What's the capital of Singapore")],
+        [(Role.USER, "What's the capital of France")],
+    ]
+    assert [r.location for r in iter_runs(parent)] == ["", "subruns[0]", "subruns[1]"]
+
+
+def test_embedded_subruns_equal_the_row_files(loaded: dict[str, LoadedRun]) -> None:
+    parent = loaded["qa_dataset-run_id_Run_1_stub_model-a.run.json"].run
+    assert parent.subruns[0] == loaded["qa_row-run_param_id_sg_stub_model-a.run.json"].run
+    assert parent.subruns[1] == loaded["qa_row-run_param_id_fr_stub_model-a.run.json"].run
+
+
+def test_cached_subruns_have_no_conversation_and_no_times(loaded: dict[str, LoadedRun]) -> None:
+    parent = loaded["capital_eval-CACHED-SUBRUNS-example.run.json"].run
+    assert not parent.cached and parent.start_time is not None
+    rows = parent.subruns
+    assert [row.cached for row in rows] == [True, True]
+    assert [row.py_run_id for row in rows] == ["capital_row-Run #3", "capital_row-Run #4"]
+    assert all(row.conversations == [] and row.start_time is None and row.end_time is None for row in rows)
+
+
+def test_assertions_point_at_requests(loaded: dict[str, LoadedRun]) -> None:
+    run = loaded["riddle_check-minimal-example.run.json"].run
+    passed, failed = run.assertions
+    assert passed.passed and not failed.passed and failed.status is AssertionStatus.FAILED
+    assert failed.line_number == 18
+    assert failed.expectation == "Deliberately failing check."
+    (ref,) = passed.request_refs
+    assert ref.conversation_id == run.conversations[0].id
+    assert ref.request_id == run.conversations[0].requests[0].id
+    # the task returned True although an assertion failed: the result is the return value
+    assert run.result == BooleanResult(True)
+
+
+def test_iter_runs_walks_depth_first(loaded: dict[str, LoadedRun]) -> None:
+    capital = loaded["capital_eval-CACHED-SUBRUNS-example.run.json"].run
+    assert [r.task.name for r in iter_runs(capital)] == ["capital_eval", "capital_row", "capital_row"]
+
+
+# --- synthetic file: proto features the reference files do not use ---------------------------
+
+
+def test_synthetic_features() -> None:
+    run = load_run(DATA / "synthetic_features.run.json").run
+    assert run.task.subtask_file_names == ["row.task.json"] and run.task.definition == ""
+    assert run.start_time == datetime(2026, 11, 30, 1, 2, 3, 123456, tzinfo=UTC)  # nanoseconds truncated
+    assert run.end_time == datetime(2026, 11, 30, 1, 2, 3, tzinfo=UTC)  # +02:00 offset honoured
+    result = run.result
+    assert isinstance(result, NumericResult)
+    assert math.isnan(result.value) and result.confidence_interval == math.inf
+
+    first, second = calls(run.conversations[0])
+    roles = [m.role for m in first.messages]
+    assert roles == [Role.DEVELOPER, Role.TOOL, Role.USER, Role.USER, Role.UNSPECIFIED]
+    image, mixed = first.messages[2], first.messages[3]
+    assert image.text == "" and image.attachments == [
+        Attachment(kind="inline_data", mime_type="image/png", data="iVBORw0KGgo=")
+    ]
+    assert mixed.text == "Look at this."
+    assert mixed.attachments[0].file_uri == "https://example.org/cat.jpg"
+    assert mixed != Message(Role.USER, "Look at this.")  # an attachment is part of what was sent
+    assert first.reply == Message(Role.ASSISTANT, "")  # `parts: [{}]` is an empty reply
+    metrics = first.metrics
+    assert metrics is not None
+    assert (metrics.input_tokens, metrics.output_tokens, metrics.duration_ms) == (7, 0, 12)
+    assert metrics.thinking_tokens == 0 and metrics.output_tokens_cost_nanodollars is None
+    assert metrics.total_backend_latency_ms == 9007199254740993  # beyond float precision, kept exact
+
+    assert second.new_messages[0].decoded_text == "quoted"  # the documented false positive
+    assert second.reply.decoded_text == '{"a": 1}'  # a JSON object is not a string literal: unchanged
+
+    level1 = run.subruns[0]
+    assert level1.model_slug is None and level1.state is RunState.RUNNING
+    assert level1.result == DictResult({"nested": {"k": [1.0, 2.5, True, None, "s"]}})
+    level2 = level1.subruns[0]
+    assert level2.state is RunState.QUEUED and level2.location == "subruns[0].subruns[0]"
+    assert level2.result == BooleanResult(True, type="UNSPECIFIED")
+    assert [r.task.name for r in iter_runs(run)] == ["synthetic features", "level 1", "level 2"]
+
+
+@pytest.mark.parametrize(
+    ("stored", "decoded"),
+    [
+        ('"plain"', "plain"),
+        ('"{\\"a\\": [1, 2]}"', '{"a": [1, 2]}'),
+        ('"\\u00e9"', "\N{LATIN SMALL LETTER E WITH ACUTE}"),
+        ("plain text", "plain text"),
+        ('"unterminated', '"unterminated'),
+        ('"a" and "b"', '"a" and "b"'),
+        (' "padded"', ' "padded"'),
+        ('"', '"'),
+        ("", ""),
+        ("42", "42"),
+    ],
+)
+def test_decode_payload_text(stored: str, decoded: str) -> None:
+    assert decode_payload_text(stored) == decoded
+
+
+# --- broken input ----------------------------------------------------------------------------
+
+
+def _delete(data: Any, path: list[Any]) -> None:
+    for key in path[:-1]:
+        data = data[key]
+    del data[path[-1]]
+
+
+def _set(data: Any, path: list[Any], value: Any) -> None:
+    for key in path[:-1]:
+        data = data[key]
+    data[path[-1]] = value
+
+
+def _broken_bytes(case: dict[str, Any], reference_dir: Path) -> bytes:
+    if "raw" in case:
+        return str(case["raw"]).encode("utf-8")
+    raw = (reference_dir / case["base"]).read_bytes()
+    if "truncate_at" in case:
+        return raw[: int(len(raw) * case["truncate_at"])]
+    if "replace" in case:
+        old, new = case["replace"]
+        assert old.encode() in raw, f"{case['id']}: text to replace not found"
+        return raw.replace(old.encode(), new.encode(), 1)
+    data = json.loads(raw)
+    if "delete" in case:
+        _delete(data, case["delete"])
+    if "set" in case:
+        path, value = case["set"]
+        _set(data, path, copy.deepcopy(value))
+    return json.dumps(data, indent=2).encode("utf-8")
+
+
+@pytest.mark.parametrize("case", MALFORMED, ids=[c["id"] for c in MALFORMED])
+def test_broken_file_is_reported_and_the_batch_goes_on(
+    case: dict[str, Any], reference_dir: Path, tmp_path: Path
+) -> None:
+    good = tmp_path / "a_good.run.json"
+    shutil.copyfile(reference_dir / "riddle_check-minimal-example.run.json", good)
+    bad = tmp_path / "b_broken.run.json"
+    bad.write_bytes(_broken_bytes(case, reference_dir))
+    later = tmp_path / "c_good.run.json"
+    shutil.copyfile(reference_dir / "unicode_zero_score-example.run.json", later)
+
+    runs, errors = load_runs(tmp_path)
+
+    assert [r.path for r in runs] == [good, later]
+    (error,) = errors
+    assert error.path == bad
+    assert error.location == case["location"]
+    assert case["message"] in error.message
+    if "truncated" not in case["message"]:
+        assert "truncated?" not in error.message  # a syntax or shape error is not called truncation
+    assert str(bad) in str(error) and case["message"] in str(error)
+
+
+def test_non_utf8_bytes_are_reported(tmp_path: Path) -> None:
+    bad = tmp_path / "latin1.run.json"
+    bad.write_bytes(b'{"taskVersion": {"name": "caf\xe9"}}')
+    runs, errors = load_runs([bad])
+    assert runs == []
+    assert "not UTF-8 text (byte offset 29)" in errors[0].message
+
+
+def test_pathologically_deep_json_is_reported(tmp_path: Path) -> None:
+    bad = tmp_path / "deep.run.json"
+    bad.write_text("[" * 200_000 + "]" * 200_000)
+    _, errors = load_runs([bad])
+    assert errors[0].message == "JSON nested too deeply to read"
+
+
+def test_missing_paths_and_empty_directories_are_errors_not_silence(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "notes.task.json").write_text("{}")
+    runs, errors = load_runs([tmp_path / "nowhere", empty])
+    assert runs == []
+    assert [(e.path, e.message) for e in errors] == [
+        (tmp_path / "nowhere", "no such file or directory"),
+        (empty, "no .run.json files in this directory"),
+    ]
+
+
+def test_load_run_raises_for_a_single_bad_file(tmp_path: Path) -> None:
+    bad = tmp_path / "x.run.json"
+    bad.write_text('{"taskVersion": {"name": "t"}, "state": "BENCHMARK_TASK_RUN_STATE_COMPLETED"}')
+    with pytest.raises(RunFileError, match="results: missing or empty"):
+        load_run(bad)
+    with pytest.raises(RunFormatError) as raised:
+        parse_run({"taskVersion": "t"})
+    assert raised.value.location == "taskVersion"
+
+
+def test_load_task_file_rejects_a_run_file(reference_dir: Path) -> None:
+    with pytest.raises(RunFileError, match="this is a run file"):
+        load_task_file(reference_dir / "riddle_check-minimal-example.run.json")
+
+
+# --- loading trees ---------------------------------------------------------------------------
+
+
+def test_download_tree_records_server_version_model_and_run_id(reference_dir: Path, tmp_path: Path) -> None:
+    # The tree `kaggle benchmarks tasks download riddle-check -o out` writes:
+    # out/<task>/<server version>/<normalized model slug>/<run id>/, files possibly nested inside.
+    out = tmp_path / "out"
+    placed = {
+        out / "riddle-check" / "7" / "model-a" / "123456" / "riddle_check-run_id_Run_1_stub_model-a.run.json": (
+            "riddle_check-run_id_Run_1_stub_model-a.run.json"
+        ),
+        out / "riddle-check" / "7" / "stub-llama" / "123457" / "kaggle" / "working" / "r.run.json": (
+            "structured_and_reasoning-run_id_Run_2_meta_stub-llama.run.json"
+        ),
+        out / "riddle-check" / "unset" / "model-a" / "9" / "e.run.json": "errored_run_example.run.json",
+        out / "riddle-check" / "7" / "model-a" / "123456" / "riddle_check.task.json": "riddle_check.task.json",
+    }
+    for target, source in placed.items():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(reference_dir / source, target)
+    loose = tmp_path / "loose" / "u.run.json"
+    loose.parent.mkdir()
+    shutil.copyfile(reference_dir / "unicode_zero_score-example.run.json", loose)
+
+    runs, errors = load_runs([out, loose, out / "riddle-check" / "unset"])  # the last repeats a file
+
+    assert errors == []
+    layouts = {
+        r.path.name: (at.task_slug, at.server_version, at.model_dir, at.run_id) if (at := r.layout) else None
+        for r in runs
+    }
+    assert layouts == {
+        "riddle_check-run_id_Run_1_stub_model-a.run.json": ("riddle-check", 7, "model-a", "123456"),
+        "r.run.json": ("riddle-check", 7, "stub-llama", "123457"),
+        "e.run.json": ("riddle-check", None, "model-a", "9"),
+        "u.run.json": None,
+    }
+    nested = next(r for r in runs if r.path.name == "r.run.json")
+    assert nested.layout is not None and nested.layout.run_dir == out / "riddle-check" / "7" / "stub-llama" / "123457"
+    assert nested.run.model_slug == "meta/stub-llama"
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["a/b/c.run.json", "task/x/model/1/f.run.json", "task/3/model/abc/f.run.json", "3/model/1/f.run.json"],
+)
+def test_paths_outside_the_download_layout_have_none(path: str) -> None:
+    assert download_layout(path) is None
+
+
+def _truncation_messages(source: Path, cuts: list[int], scratch: Path) -> list[str]:
+    raw = source.read_bytes()
+    messages = []
+    for cut in cuts:
+        scratch.write_bytes(raw[:cut])
+        try:
+            load_run(scratch)
+        except RunFileError as exc:
+            messages.append(exc.message)
+        else:
+            messages.append("LOADED")
+    return messages
+
+
+def test_every_truncation_of_a_run_file_is_reported_as_truncated(reference_dir: Path, tmp_path: Path) -> None:
+    source = reference_dir / "riddle_check-minimal-example.run.json"
+    cuts = list(range(1, source.stat().st_size))
+    messages = _truncation_messages(source, cuts, tmp_path / "cut.run.json")
+    unflagged = [(cut, m) for cut, m in zip(cuts, messages, strict=True) if "truncated?" not in m]
+    assert unflagged == []
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_truncations_of_every_reference_file_are_errors(name: str, reference_dir: Path, tmp_path: Path) -> None:
+    source = reference_dir / name
+    size = source.stat().st_size
+    cuts = sorted({*range(1, size, 61), size - 1})
+    messages = _truncation_messages(source, cuts, tmp_path / "cut.run.json")
+    assert all("truncated?" in m for m in messages), [m for m in messages if "truncated?" not in m][:3]
