@@ -49,6 +49,8 @@ backticks inside a JSON string         fail (bug)      pass: the body is cut at 
                                                        and a JSON string cannot contain a newline
 a non-JSON block, then a JSON block    fail            fail: the reply is two blocks, not one
                                                        fence; the first block closes before the end
+two JSON blocks, one after the other   pass            fail: two answers are not one JSON reply
+a 4+ backtick fence                    fail (bug)      pass: CommonMark; the closing line may be longer
 unclosed fence (no closing line)       fail            fail: usually a truncated reply; we do not
                                                        guess where the JSON ends
 one-line ```` ```{"a": 1}``` ````       pass            fail: not a fence (a fence needs its own
