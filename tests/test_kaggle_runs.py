@@ -17,15 +17,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from hallubench.kaggle_runs import (
     AssertionStatus,
     Attachment,
     BooleanResult,
+    Conversation,
     DictResult,
     LoadedRun,
     Message,
     NumericResult,
+    Request,
+    RequestMetrics,
     Role,
     Run,
     RunFileError,
@@ -543,3 +548,43 @@ def test_truncations_of_every_reference_file_are_errors(name: str, reference_dir
     cuts = sorted({*range(1, size, 61), size - 1})
     messages = _truncation_messages(source, cuts, tmp_path / "cut.run.json")
     assert all("truncated?" in m for m in messages), [m for m in messages if "truncated?" not in m][:3]
+
+
+# --- prompt reconstruction as a property -----------------------------------------------------
+
+
+def _group_like_kbench(history: list[Message]) -> list[Request]:
+    """kbench's grouping (serialization.py `_prepare_conversations_data`): a reply closes a request."""
+    requests: list[Request] = []
+    pending: list[Message] = []
+    for message in history:
+        pending.append(message)
+        if message.role is Role.ASSISTANT:
+            requests.append(Request(id=f"c-req-{len(requests) + 1}", contents=pending, metrics=RequestMetrics()))
+            pending = []
+    if pending:
+        requests.append(Request(id=f"c-req-{len(requests) + 1}", contents=pending, metrics=None))
+    return requests
+
+
+@given(st.lists(st.sampled_from([Role.SYSTEM, Role.USER, Role.ASSISTANT, Role.TOOL]), max_size=12))
+def test_each_call_sees_exactly_the_history_before_its_reply(roles: list[Role]) -> None:
+    history = [Message(role, f"message {index}") for index, role in enumerate(roles)]
+    conversation = Conversation(id="c-0a1b2c3d", requests=_group_like_kbench(history), metrics=None)
+    reply_positions = [index for index, role in enumerate(roles) if role is Role.ASSISTANT]
+
+    got = calls(conversation)
+
+    assert [call.messages for call in got] == [history[:position] for position in reply_positions]
+    assert [call.reply for call in got] == [history[position] for position in reply_positions]
+    starts = [0] + [position + 1 for position in reply_positions]
+    assert [call.new_messages for call in got] == [
+        history[start:end] for start, end in zip(starts, reply_positions, strict=False)
+    ]
+    pending = unanswered(conversation)
+    tail_start = starts[-1]
+    if tail_start < len(history):
+        assert pending is not None
+        assert pending.messages == history and pending.new_messages == history[tail_start:]
+    else:
+        assert pending is None
