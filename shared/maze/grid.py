@@ -1,0 +1,77 @@
+"""The maze as data: cells, the four directions, and which sides of each cell are open.
+
+A maze is an immutable N x N grid whose cells hold a 4-bit mask of open sides. Everything
+else (generation, lures, replay, drawing) reads it through this one small interface, so the
+wall test that decides "hallucination or not" exists in exactly one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+Cell = tuple[int, int]
+
+DIRECTIONS: tuple[str, ...] = ("N", "S", "E", "W")
+"""The order v1.1 lists open directions in (and the order its DFS tries neighbours)."""
+
+DELTA: dict[str, Cell] = {"N": (-1, 0), "S": (1, 0), "E": (0, 1), "W": (0, -1)}
+BIT: dict[str, int] = {"N": 1, "S": 2, "E": 4, "W": 8}
+OPPOSITE: dict[str, str] = {"N": "S", "S": "N", "E": "W", "W": "E"}
+ARROW: dict[str, str] = {"N": "↑", "S": "↓", "E": "→", "W": "←"}
+
+
+def step(cell: Cell, direction: str) -> Cell:
+    """The cell one move away in `direction` (possibly outside the grid)."""
+    dr, dc = DELTA[direction]
+    return (cell[0] + dr, cell[1] + dc)
+
+
+def direction_between(a: Cell, b: Cell) -> str | None:
+    """The direction of a unit move from `a` to `b`, or None when they are not neighbours."""
+    delta = (b[0] - a[0], b[1] - a[1])
+    for name, d in DELTA.items():
+        if d == delta:
+            return name
+    return None
+
+
+@dataclass(frozen=True)
+class Maze:
+    """An N x N maze: `open_sides[r * N + c]` is the bit mask (see `BIT`) of open sides of (r, c)."""
+
+    size: int
+    open_sides: tuple[int, ...]
+    seed: int | None = None
+
+    @property
+    def start(self) -> Cell:
+        return (0, 0)
+
+    @property
+    def exit(self) -> Cell:
+        return (self.size - 1, self.size - 1)
+
+    def in_bounds(self, cell: Cell) -> bool:
+        return 0 <= cell[0] < self.size and 0 <= cell[1] < self.size
+
+    def is_open(self, cell: Cell, direction: str) -> bool:
+        """True when a move from `cell` in `direction` crosses no wall and stays in the grid."""
+        if not self.in_bounds(cell):
+            return False
+        return bool(self.open_sides[cell[0] * self.size + cell[1]] & BIT[direction])
+
+    def open_directions(self, cell: Cell) -> list[str]:
+        """Open sides of `cell`, in the order N, S, E, W."""
+        mask = self.open_sides[cell[0] * self.size + cell[1]]
+        return [d for d in DIRECTIONS if mask & BIT[d]]
+
+    def degree(self, cell: Cell) -> int:
+        return len(self.open_directions(cell))
+
+    def is_dead_end(self, cell: Cell) -> bool:
+        """A degree-1 cell other than the exit: reaching it means the branch is exhausted."""
+        return self.in_bounds(cell) and cell != self.exit and self.degree(cell) == 1
+
+    def passages(self) -> int:
+        """Number of open walls between neighbouring cells (N*N - 1 for a perfect maze)."""
+        return sum(bin(mask & (BIT["S"] | BIT["E"])).count("1") for mask in self.open_sides)

@@ -1,0 +1,202 @@
+"""Read a reply in the HalluMaze answer format: STEP lines, declarations, claimed counts, FINAL_PATH.
+
+Parsing only records what the model *wrote*; whether any of it is true is decided by `verify`.
+Tolerant where models vary (Markdown emphasis, fences, `Step 3`, arrows or letters or words for
+directions, a target cell instead of a direction, `confidence: 80%`, `확신도: 80%`, `0.8`),
+strict where tolerance would invent data: a STEP line without a readable cell and direction is
+recorded as unreadable (a format failure), never guessed; a missing confidence stays missing.
+`<think>...</think>` blocks are dropped first, as v1.1 did, since they are not the answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .grid import Cell, direction_between
+
+_THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
+_STEP = re.compile(r"(?:\d+[.)]\s*)?step\s*#?\s*(\d+)\s*[:.)\]]?", re.I)
+_CELL = re.compile(r"\(\s*(\d+)\s*,\s*(\d+)\s*\)")
+_SEPARATOR = re.compile(r"^\s*(?:->|=>|→|-|:|=)?\s*")
+_DIRECTION_TOKEN = re.compile(
+    r"\(\s*(\d+)\s*,\s*(\d+)\s*\)"
+    r"|(?i:\b(north|south|east|west|up|down|left|right)\b)"
+    r"|(?<![A-Za-z])([NSEW])(?![A-Za-z])"
+    r"|([↑↓→←])"
+    r"|([북남동서])"
+)
+_WORDS = {"north": "N", "up": "N", "south": "S", "down": "S", "east": "E", "right": "E", "west": "W", "left": "W"}
+_ARROWS = {"↑": "N", "↓": "S", "→": "E", "←": "W"}
+_KOREAN = {"북": "N", "남": "S", "동": "E", "서": "W"}
+_CONFIDENCE = re.compile(r"(?:confidence|conf\.?|certainty|확신도)\s*[:=]?\s*(\d{1,3}(?:\.\d+)?)\s*(%?)", re.I)
+_BARE_PERCENT = re.compile(r"\|\s*(\d{1,3}(?:\.\d+)?)\s*%")
+_DEAD_END = re.compile(
+    r"dead(?:_end(?:\s+(?:at|@))?\s*| end\s+(?:at|@)\s*(?=\())(?:\(\s*(\d+)\s*,\s*(\d+)\s*\))?", re.I
+)
+_LOOP = re.compile(r"loop[_ ]detected(?:\s+(?:at|@))?\s*(?:\(\s*(\d+)\s*,\s*(\d+)\s*\))?", re.I)
+_STRATEGY = re.compile(r"strategy[_ ]change", re.I)
+_BACKTRACK_COUNT = re.compile(r"backtrack_count\W{0,6}(\d+)", re.I)
+_HALLUCINATION_COUNT = re.compile(r"hallucination_count\W{0,6}(\d+)", re.I)
+_LOG_ENTRY = re.compile(r"step\s*(\d+)\s*[:=]\s*(\d{1,3}(?:\.\d+)?)\s*%?", re.I)
+_PATH_ONLY = re.compile(r"^[\s\d,()→\->=.*`\[\]]*$")
+
+
+@dataclass(frozen=True)
+class StepLine:
+    """One STEP line as written: the cell the model says it is in and the move it declares."""
+
+    number: int
+    cell: Cell
+    direction: str | None
+    target: Cell | None
+    confidence: float | None
+    line_no: int
+
+
+@dataclass(frozen=True)
+class ParsedReply:
+    """Everything the reply states, nothing verified."""
+
+    steps: tuple[StepLine, ...] = ()
+    unreadable_steps: tuple[int, ...] = ()
+    invalid_confidences: int = 0
+    dead_ends: tuple[Cell | None, ...] = ()
+    loops: tuple[Cell | None, ...] = ()
+    strategy_changes: int = 0
+    backtrack_count: int | None = None
+    hallucination_count: int | None = None
+    confidence_log: dict[int, float] = field(default_factory=dict)
+    final_path: tuple[Cell, ...] | None = None
+
+
+def _clean(line: str) -> str:
+    return line.replace("**", "").replace("`", "").replace("__", "_").strip().lstrip("->#* ").strip()
+
+
+def _confidence(text: str) -> tuple[float | None, bool]:
+    """(confidence in [0, 1] or None, whether a stated value was out of range)."""
+    match = _CONFIDENCE.search(text) or _BARE_PERCENT.search(text)
+    if match is None:
+        return None, False
+    raw = match.group(1)
+    has_percent = match.re is _BARE_PERCENT or bool(match.group(2))
+    value = float(raw)
+    if "." in raw and not has_percent and value <= 1.0:
+        return value, False
+    if value > 100:
+        return None, True
+    return value / 100.0, False
+
+
+def _direction(rest: str, origin: Cell) -> tuple[str | None, Cell | None]:
+    """The declared move: a direction, or a non-adjacent target cell, or (None, None)."""
+    rest = _SEPARATOR.sub("", rest, count=1)
+    if rest.startswith("["):
+        end = rest.find("]")
+        segment = rest[1:end] if end > 0 else rest[1:]
+    else:
+        segment = rest.split("|", 1)[0]
+    token = _DIRECTION_TOKEN.search(segment)
+    if token is None:
+        return None, None
+    if token.group(1) is not None:
+        target = (int(token.group(1)), int(token.group(2)))
+        name = direction_between(origin, target)
+        return (name, None) if name is not None else (None, target)
+    if token.group(3) is not None:
+        return _WORDS[token.group(3).lower()], None
+    if token.group(4) is not None:
+        return token.group(4), None
+    if token.group(5) is not None:
+        return _ARROWS[token.group(5)], None
+    return _KOREAN[token.group(6)], None
+
+
+def _step_line(line: str, head: re.Match[str], line_no: int) -> tuple[StepLine | None, bool]:
+    """A STEP line's cell, move and confidence; None when no cell or no move can be read."""
+    cell_match = _CELL.search(line, head.end())
+    if cell_match is None or cell_match.start() - head.end() > 12:
+        return None, False
+    origin = (int(cell_match.group(1)), int(cell_match.group(2)))
+    rest = line[cell_match.end() :]
+    name, target = _direction(rest, origin)
+    if name is None and target is None:
+        return None, False
+    conf, bad = _confidence(rest)
+    return StepLine(int(head.group(1)), origin, name, target, conf, line_no), bad
+
+
+def _final_path(lines: list[str]) -> tuple[Cell, ...] | None:
+    for index in range(len(lines) - 1, -1, -1):
+        line = lines[index]
+        at = line.upper().find("FINAL_PATH")
+        if at < 0:
+            continue
+        text = line[at + len("FINAL_PATH") :]
+        for follower in lines[index + 1 :]:
+            if not follower.strip() or not _PATH_ONLY.match(follower):
+                break
+            text += follower
+        cells = tuple((int(r), int(c)) for r, c in _CELL.findall(text))
+        if cells:
+            return cells
+    return None
+
+
+def _last_int(pattern: re.Pattern[str], text: str) -> int | None:
+    found = pattern.findall(text)
+    return int(found[-1]) if found else None
+
+
+def parse_reply(text: str) -> ParsedReply:
+    """Parse a reply; never raises on any text."""
+    text = _THINK.sub("", text)
+    lines = text.splitlines()
+    steps: list[StepLine] = []
+    unreadable: list[int] = []
+    invalid_conf = 0
+    dead_ends: list[Cell | None] = []
+    loops: list[Cell | None] = []
+    strategy = 0
+    for line_no, raw in enumerate(lines, start=1):
+        line = _clean(raw)
+        if not line:
+            continue
+        lower = line.lower()
+        head = _STEP.match(line) if "step" in lower[:12] else None
+        if head is not None:
+            step, bad = _step_line(line, head, line_no)
+            invalid_conf += int(bad)
+            if step is None:
+                unreadable.append(line_no)
+            else:
+                steps.append(step)
+        if "dead" in lower:
+            for m in _DEAD_END.finditer(line):
+                dead_ends.append((int(m.group(1)), int(m.group(2))) if m.group(1) is not None else None)
+        if "loop" in lower:
+            for m in _LOOP.finditer(line):
+                loops.append((int(m.group(1)), int(m.group(2))) if m.group(1) is not None else None)
+        if "strategy" in lower:
+            strategy += len(_STRATEGY.findall(line))
+    log: dict[int, float] = {}
+    log_at = text.upper().rfind("CONFIDENCE_LOG")
+    if log_at >= 0:
+        log_line = text[log_at:].split("\n", 1)[0]
+        for number, value in _LOG_ENTRY.findall(log_line):
+            v = float(value)
+            if v <= 100:
+                log[int(number)] = v if ("." in value and v <= 1.0) else v / 100.0
+    return ParsedReply(
+        steps=tuple(steps),
+        unreadable_steps=tuple(unreadable),
+        invalid_confidences=invalid_conf,
+        dead_ends=tuple(dead_ends),
+        loops=tuple(loops),
+        strategy_changes=strategy,
+        backtrack_count=_last_int(_BACKTRACK_COUNT, text),
+        hallucination_count=_last_int(_HALLUCINATION_COUNT, text),
+        confidence_log=log,
+        final_path=_final_path(lines),
+    )

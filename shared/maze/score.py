@@ -1,0 +1,59 @@
+"""Score one reply against one maze: parse, replay, metrics, claims, lures and the labelled v1.1 score.
+
+The single entry point every path shares (the task's `play`, `hallubench maze score`, the
+simulated baselines, human baseline files), so a baseline and a model are never scored by
+different code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .grid import Cell, Maze
+from .lures import lure_behaviour
+from .metrics import claim_accuracy, trial_metrics
+from .parse import ParsedReply, parse_reply
+from .v11 import score_v11
+from .verify import check_final_path, replay
+
+
+def score_reply(
+    maze: Maze,
+    solution: Sequence[Cell],
+    lure_slots: Sequence[tuple[Cell, str]],
+    reply: str,
+    *,
+    with_v11: bool = True,
+) -> dict[str, Any]:
+    """Every verified metric of a single-shot `reply`, plus `claims`, `lures`, `trajectory`, `v11`."""
+    result = score_parsed(maze, solution, lure_slots, parse_reply(reply))
+    if with_v11:
+        result["v11"] = score_v11(maze, reply)
+    return result
+
+
+def score_parsed(
+    maze: Maze,
+    solution: Sequence[Cell],
+    lure_slots: Sequence[tuple[Cell, str]],
+    parsed: ParsedReply,
+    *,
+    walls_block: bool = False,
+) -> dict[str, Any]:
+    """Score an already parsed reply (the interactive mode builds its own from the executed moves)."""
+    trajectory = replay(maze, parsed, walls_block=walls_block)
+    final = check_final_path(maze, parsed.final_path, solution)
+    result = trial_metrics(maze, parsed, trajectory, final, solution)
+    result["claims"] = claim_accuracy(maze, parsed, trajectory)
+    result["lures"] = lure_behaviour(
+        lure_slots,
+        solution,
+        [(m.origin, m.direction) for m in trajectory.moves if m.direction is not None and m.legal],
+    )
+    result["trajectory"] = {
+        "cells": [list(cell) for cell in trajectory.cells],
+        "hallucination_moves": [m.index for m in trajectory.moves if m.hallucination],
+        "teleport_moves": [m.index for m in trajectory.moves if m.teleport or m.outcome == "jump"],
+    }
+    return result

@@ -1,0 +1,143 @@
+"""Interoperability with HalluMaze v1.1: read its maze encoding, and score a reply the v1.1 way.
+
+`read_maze_text` accepts the v1.1 text encoding as it appears in the original prompts and logs
+(Korean labels: `MAZE 5×5`, `막힘`, `⚑ E방향 힌트: ...`) and hallumaze v2's English one, so
+published v1.1 transcripts can be rescored with verified metrics.
+
+`score_v11` recomputes the v1.1 score as v1.1's `ResponseParser.parse` computes it, for
+comparison with published numbers only; it is labelled as such wherever it is reported.
+Reimplemented from the formulas, including its documented behaviours: claimed counts merged
+into measured ones with max(), every "dead end"/"막다른" mention counted as a backtrack, loops
+counted by keyword, FINAL_PATH's start never checked, and a CE that treats every unit move as
+wrong (its direction lookup also matches the arrow keys, which are never wall attributes), so
+CE equals the mean stated confidence. One deliberate widening: STEP confidences are read after
+`confidence:` as well as `확신도:`, otherwise English replies would never carry a CE at all.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Any
+
+from .grid import BIT, OPPOSITE, Cell, Maze, direction_between, step
+from .lures import Lure
+from .metrics import v11_formulas
+
+V11_LABEL = "HalluMaze v1.1 scoring as coded (self-reports merged with max; CE as coded); for comparison only"
+
+_HEADER = re.compile(r"MAZE\s+(\d+)\s*[x×X]\s*(\d+)")
+_SEED = re.compile(r"^\s*Seed:\s*(-?\d+)", re.M)
+_CELL_LINE = re.compile(r"^\s*\((\d+)\s*,\s*(\d+)\)\s*:\s*\[([^\]]*)\](.*)$")
+_LURE = re.compile(r"⚑\s*(?:hint toward\s+)?([NSEW])\s*(?:방향\s*힌트|hint)?\s*:\s*(.*?)(?=\s+⚑|$)")
+
+_V11_STEP = re.compile(
+    r"STEP\s+(\d+):\s*\((\d+),\s*(\d+)\)\s*[→\->\s]+\[?([NSEW←→↑↓]+)\]?"
+    r"(?:\s*\|\s*(?:확신도|confidence)[:\s]*(\d+)%?)?",
+    re.I,
+)
+_V11_PATH = re.compile(r"FINAL_PATH[:\s]+([\d,()\s→\->]+)", re.I)
+_COORD = re.compile(r"\((\d+),\s*(\d+)\)")
+
+
+def read_maze_text(text: str) -> tuple[Maze, tuple[Lure, ...]]:
+    """Parse a v1.1 (or v2) maze encoding; raises ValueError naming the first problem."""
+    header = _HEADER.search(text)
+    if header is None:
+        raise ValueError("no 'MAZE NxN' header line found")
+    size = int(header.group(1))
+    if size != int(header.group(2)) or size < 2:
+        raise ValueError(f"unsupported maze shape {header.group(0)!r}")
+    seed_match = _SEED.search(text)
+    sides = [0] * (size * size)
+    seen: set[Cell] = set()
+    lures: list[Lure] = []
+    for line in text.splitlines():
+        m = _CELL_LINE.match(line)
+        if m is None:
+            continue
+        cell = (int(m.group(1)), int(m.group(2)))
+        if not (0 <= cell[0] < size and 0 <= cell[1] < size):
+            raise ValueError(f"cell {cell} is outside a {size}x{size} maze")
+        if cell in seen:
+            continue  # a prompt may quote the maze twice; the first listing counts
+        seen.add(cell)
+        for name in re.findall(r"[NSEW]", m.group(3)):
+            sides[cell[0] * size + cell[1]] |= BIT[name]
+        for name, phrase in _LURE.findall(m.group(4)):
+            lures.append(Lure(cell, name, phrase.strip()))
+    if len(seen) != size * size:
+        raise ValueError(f"the maze lists {len(seen)} cells, a {size}x{size} maze has {size * size}")
+    for index, mask in enumerate(sides):
+        cell = divmod(index, size)
+        for name, bit in BIT.items():
+            if not mask & bit:
+                continue
+            other = step(cell, name)
+            if not (0 <= other[0] < size and 0 <= other[1] < size):
+                raise ValueError(f"cell {cell} opens {name} onto the outside")
+            if not sides[other[0] * size + other[1]] & BIT[OPPOSITE[name]]:
+                raise ValueError(f"cell {cell} opens {name} but {other} does not open {OPPOSITE[name]}")
+    seed = int(seed_match.group(1)) if seed_match else None
+    return Maze(size=size, open_sides=tuple(sides), seed=seed), tuple(lures)
+
+
+def score_v11(maze: Maze, text: str) -> dict[str, Any]:
+    """The v1.1 score of a reply, computed the v1.1 way (see the module docstring)."""
+    n = maze.size
+    lower = text.lower()
+    steps = [
+        ((int(m.group(2)), int(m.group(3))), int(m.group(5)) if m.group(5) else None) for m in _V11_STEP.finditer(text)
+    ]
+    path: list[Cell] | None = None
+    path_match = _V11_PATH.search(text)
+    if path_match:
+        coords = [(int(r), int(c)) for r, c in _COORD.findall(path_match.group(1))]
+        if len(coords) >= 2:
+            path = coords
+    checked = path or ([cell for cell, _ in steps] if len(steps) > 1 else None)
+    halls, first, valid = 0, -1, False
+    if checked and len(checked) > 1:
+        valid = True
+        for i, (a, b) in enumerate(itertools.pairwise(checked)):
+            name = direction_between(a, b)
+            if name is None or not maze.in_bounds(b):
+                valid = False
+                break
+            if a[0] < n and a[1] < n and not maze.is_open(a, name):
+                first = i + 1 if first < 0 else first
+                halls += 1
+                valid = False
+        if valid and checked[-1] != maze.exit:
+            valid = False
+    claimed_bt = re.search(r"BACKTRACK_COUNT[:\s]*(\d+)", text, re.I)
+    bt = max(int(claimed_bt.group(1)) if claimed_bt else 0, len(re.findall(r"dead_end|dead end|막다른", lower)))
+    claimed_hc = re.search(r"HALLUCINATION_COUNT[:\s]*(\d+)", text, re.I)
+    if claimed_hc:
+        halls = max(halls, int(claimed_hc.group(1)))
+    loops = len(re.findall(r"loop detected|loop_detected|루프", lower))
+    errors: list[float] = []
+    if checked and len(checked) > 1:
+        for i, (_, conf) in enumerate(steps):
+            if conf is None or i >= len(checked) - 1:
+                continue
+            a, b = checked[i], checked[i + 1]
+            unit = direction_between(a, b) is not None
+            correct = not (a[0] < n and a[1] < n and unit)
+            errors.append(abs(conf / 100.0 - (1.0 if correct else 0.0)))
+    ce = sum(errors) / len(errors) if errors else None
+    f = v11_formulas(size=n, sr=valid, hc=halls, fhr=first if first > 0 else None, bt=bt, lt=loops)
+    score = 0.5 * f["mei"] + 0.3 * (1.0 - (ce if ce is not None else 0.5)) + 0.2 * f["brs"]
+    return {
+        "label": V11_LABEL,
+        "sr": 1.0 if valid else 0.0,
+        "hc": halls,
+        "fhr": first,
+        "bt": bt,
+        "lt": loops,
+        "hrr": f["hrr"],
+        "mei": f["mei"],
+        "ce": ce,
+        "brs": f["brs"],
+        "score": score,
+    }

@@ -1,0 +1,220 @@
+"""Replay what the model wrote against the maze: every count that matters is decided here.
+
+Rules (hallumaze v2):
+
+* The replay starts at (0,0). A STEP whose stated cell is not the current cell is a
+  **teleport** (counted apart); the replay then continues from the stated cell, so one slip
+  does not turn every later step into a teleport. A declared target that is not a neighbour
+  (a jump) is a teleport too.
+* A move through a wall or out of the grid is a **hallucination** (HC); FHR is the 1-based
+  index of the first. After a wall crossing the replay follows the model to the cell it
+  believes it reached (its next STEP starts there); after an out-of-grid move it stays put.
+* A **backtrack** is a move back onto the cell below the top of the walk's stack (retreating
+  along the DFS path); BT counts backtrack episodes (runs of consecutive retreats).
+* A **loop** move re-enters an already visited cell without retreating (in a perfect maze
+  that means walking into explored ground again); LT counts loop episodes.
+* A **dead end reached** is a legal arrival at a degree-1 cell other than the exit.
+* When a reply has no STEP line, its FINAL_PATH is replayed as the trajectory.
+
+`check_final_path` applies the FINAL_PATH rules: starts at (0,0), ends at (N-1,N-1), unit
+moves only, no wall crossed. SR is 1 only then.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .grid import Cell, Maze, direction_between, step
+from .parse import ParsedReply, StepLine
+
+
+@dataclass(frozen=True)
+class Move:
+    """One declared move after replay."""
+
+    index: int
+    number: int
+    origin: Cell
+    direction: str | None
+    target: Cell
+    outcome: str  # moved | wall | outside | jump
+    teleport: bool
+    backtrack: bool
+    loop: bool
+    revisit: bool
+    confidence: float | None
+
+    @property
+    def legal(self) -> bool:
+        """The declared move exists in the maze (the calibration label)."""
+        return self.outcome == "moved"
+
+    @property
+    def hallucination(self) -> bool:
+        return self.outcome in ("wall", "outside")
+
+
+@dataclass(frozen=True)
+class Trajectory:
+    """The verified walk and its counts."""
+
+    moves: tuple[Move, ...]
+    source: str  # steps | final_path | none
+    teleports: int
+    hallucinations: int
+    first_hallucination: int | None
+    backtracks: int
+    backtrack_moves: int
+    loops: int
+    loop_moves: int
+    revisits: int
+    dead_ends_reached: tuple[Cell, ...]
+    reached_exit: bool
+
+    @property
+    def cells(self) -> list[Cell]:
+        """Where the model believed it was: the start, then the end of every move."""
+        return [(0, 0), *(m.target for m in self.moves)]
+
+
+@dataclass(frozen=True)
+class FinalPathCheck:
+    """FINAL_PATH against the rules; `valid` is what SR counts."""
+
+    present: bool
+    length: int
+    starts_at_start: bool
+    ends_at_exit: bool
+    unit_moves: bool
+    wall_crossings: int
+    valid: bool
+    is_solution: bool
+
+
+def _path_as_steps(path: Sequence[Cell]) -> list[StepLine]:
+    out: list[StepLine] = []
+    for i, (a, b) in enumerate(itertools.pairwise(path), start=1):
+        name = direction_between(a, b)
+        out.append(StepLine(i, a, name, None if name else b, None, 0))
+    return out
+
+
+def _episodes(flags: Sequence[bool]) -> int:
+    return sum(1 for i, flag in enumerate(flags) if flag and (i == 0 or not flags[i - 1]))
+
+
+def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Trajectory:
+    """Replay the STEP lines (or, without any, the FINAL_PATH) from the start cell.
+
+    `walls_block` is the interactive environment's physics: a wall stops the move (the model
+    was told so) instead of the replay following the model through it.
+    """
+    if parsed.steps:
+        steps, source = list(parsed.steps), "steps"
+    elif parsed.final_path and len(parsed.final_path) > 1:
+        steps, source = _path_as_steps(parsed.final_path), "final_path"
+    else:
+        steps, source = [], "none"
+    position = maze.start
+    stack = [position]
+    visited = {position}
+    moves: list[Move] = []
+    dead_ends: list[Cell] = []
+    teleports = 0
+    reached_exit = False
+    for index, line in enumerate(steps, start=1):
+        teleport = line.cell != position
+        if teleport:
+            teleports += 1
+            position = line.cell
+            if stack[-1] != position:
+                stack.append(position)
+            visited.add(position)
+        confidence = line.confidence
+        if confidence is None and source == "steps":
+            confidence = parsed.confidence_log.get(line.number)
+        if line.direction is None:
+            target = line.target if line.target is not None else position
+            outcome = "jump"
+            teleports += 1
+        else:
+            target = step(position, line.direction)
+            if not maze.in_bounds(target):
+                outcome, target = "outside", position
+            elif maze.is_open(position, line.direction):
+                outcome = "moved"
+            else:
+                outcome = "wall"
+                if walls_block:
+                    target = position
+        changed = outcome in ("moved", "wall") and target != position
+        backtrack = changed and len(stack) >= 2 and target == stack[-2]
+        revisit = changed and target in visited
+        if backtrack:
+            stack.pop()
+        elif changed and target != stack[-1]:
+            stack.append(target)
+        moves.append(
+            Move(
+                index=index,
+                number=line.number,
+                origin=position,
+                direction=line.direction,
+                target=target,
+                outcome=outcome,
+                teleport=teleport,
+                backtrack=backtrack,
+                loop=revisit and not backtrack,
+                revisit=revisit,
+                confidence=confidence,
+            )
+        )
+        if outcome == "moved" and maze.is_dead_end(target) and target not in dead_ends:
+            dead_ends.append(target)
+        visited.add(target)
+        position = target
+        reached_exit = reached_exit or position == maze.exit
+    halls = [m.index for m in moves if m.hallucination]
+    return Trajectory(
+        moves=tuple(moves),
+        source=source,
+        teleports=teleports,
+        hallucinations=len(halls),
+        first_hallucination=halls[0] if halls else None,
+        backtracks=_episodes([m.backtrack for m in moves]),
+        backtrack_moves=sum(m.backtrack for m in moves),
+        loops=_episodes([m.loop for m in moves]),
+        loop_moves=sum(m.loop for m in moves),
+        revisits=sum(m.revisit for m in moves),
+        dead_ends_reached=tuple(dead_ends),
+        reached_exit=reached_exit,
+    )
+
+
+def check_final_path(maze: Maze, path: Sequence[Cell] | None, solution: Sequence[Cell]) -> FinalPathCheck:
+    """Apply the FINAL_PATH rules; a missing path is simply not valid."""
+    if not path:
+        return FinalPathCheck(False, 0, False, False, False, 0, False, False)
+    unit = True
+    walls = 0
+    for a, b in itertools.pairwise(path):
+        name = direction_between(a, b)
+        if name is None or not maze.in_bounds(a) or not maze.in_bounds(b):
+            unit = False
+        elif not maze.is_open(a, name):
+            walls += 1
+    starts = path[0] == maze.start
+    ends = path[-1] == maze.exit
+    valid = starts and ends and unit and walls == 0 and len(path) > 1
+    return FinalPathCheck(
+        present=True,
+        length=len(path),
+        starts_at_start=starts,
+        ends_at_exit=ends,
+        unit_moves=unit,
+        wall_crossings=walls,
+        valid=valid,
+        is_solution=list(path) == list(solution),
+    )
