@@ -256,7 +256,7 @@ def run_task_file(
     progress_path = out_path / PROGRESS_NAME
     progress_path.write_text("", "utf-8")
     env = child_environment(model, task_file=task_path, limit=limit, progress_file=progress_path, base=os.environ)
-    display = _ProgressDisplay(progress_path, stream or sys.stderr) if progress else None
+    display = ProgressDisplay(progress_path, stream or sys.stderr) if progress else None
     started = time.monotonic()
     timed_out = False
     with log_path.open("wb") as log:
@@ -309,7 +309,7 @@ def _read_run_file(path: Path) -> RunFile:
     )
 
 
-class _ProgressDisplay:
+class ProgressDisplay:
     """Tails the progress file in a thread; `\\r[#####.....] 3/10 case-id  12.3s` on a TTY, lines otherwise."""
 
     WIDTH = 20
@@ -333,16 +333,16 @@ class _ProgressDisplay:
     def stop(self) -> None:
         self._stop.set()
         self._thread.join()
-        self._poll()
+        self.poll()
         if self.tty and self._drew:
             self.stream.write("\n")
             self.stream.flush()
 
     def _loop(self) -> None:
         while not self._stop.wait(self.interval):
-            self._poll()
+            self.poll()
 
-    def _poll(self) -> None:
+    def poll(self) -> None:
         try:
             with self.path.open("rb") as handle:
                 handle.seek(self._offset)

@@ -19,11 +19,13 @@ from hallubench.cli import main
 from hallubench.runner import (
     COMPLETED,
     ModelEndpoint,
+    ProgressDisplay,
     RunnerError,
     RunOutcome,
     run_task_file,
 )
 
+from spine_demo import install_demo
 from support.openai_stub import Fault, OpenAIStub
 
 DATA = Path(__file__).resolve().parent / "data" / "run"
@@ -193,6 +195,52 @@ def test_a_task_file_that_raises_fails_with_its_error_and_exit_code_1(
     assert _load(run_file)["state"] == "BENCHMARK_TASK_RUN_STATE_ERRORED"
 
 
+@pytest.mark.kbench
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+def test_a_generated_task_file_honours_limit_and_progress_by_registry_name(
+    scratch_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The real generator's output (not the hand-written demo) under `hallubench run <name>`."""
+    install_demo(scratch_repo)
+    assert main(["build", "demo"]) == 0
+    cases = json.loads((scratch_repo / "frozen_cases" / "demo" / "v1" / "cases.json").read_text("utf-8"))
+    with OpenAIStub(replies=lambda messages: "apple", model=STUB_MODEL) as stub:
+        out = tmp_path / "out"
+        code = main(
+            ["run", "demo", "--base-url", stub.base_url, "--model-name", STUB_MODEL, "--limit", "2", "--out", str(out)]
+        )
+        err = capsys.readouterr().err
+    assert code == 0, err
+    progress = [json.loads(line) for line in (out / "progress.jsonl").read_text().splitlines()]
+    assert [p["case_id"] for p in progress] == [case["id"] for case in cases[:2]]
+    assert all(p["total"] == 2 for p in progress)
+    (stored_path,) = out.glob("demo-v1-*.run.json")
+    stored = _load(stored_path)
+    assert stored["state"] == COMPLETED
+    assert len(stored["subruns"]) == 2
+    recorded = [text for sub in stored["subruns"] for text in _user_texts(sub)]
+    assert recorded == [m["content"] for messages in stub.chat_messages() for m in messages[-1:]]
+
+
+@pytest.mark.kbench
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+def test_proxy_mode_leaves_the_model_to_kaggle_benchmarks_configuration(
+    stub: OpenAIStub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("MODEL_PROXY_URL", stub.proxy_url)
+    monkeypatch.setenv("MODEL_PROXY_API_KEY", "proxy-key")
+    monkeypatch.setenv("LLM_DEFAULT", STUB_MODEL)
+    out = tmp_path / "out"
+    code = main(["run", str(DEMO), "--model", "proxy", "--limit", "1", "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+    (chat,) = [r for r in stub.requests if r.method == "POST"]
+    assert chat.path == "/openapi/chat/completions"  # kbench's ModelProxy path, not ours
+    assert chat.headers["authorization"] == "Bearer proxy-key"
+    assert chat.json["temperature"] is None  # the hosted proxy default: support_temperature=False
+
+
 # -- failures before anything runs ----------------------------------------------------------
 
 
@@ -277,3 +325,43 @@ def test_embedded_model_run_writes_completed_run_files(tmp_path: Path, capsys: p
     recorded = sorted(text for sub in stored["subruns"] for text in _user_texts(sub))
     assert recorded == sorted([GOLDEN_PROMPTS["capital-fr"], GOLDEN_PROMPTS["sum-2-3"]])
     assert (out / "embedded-model.log").stat().st_size > 0
+
+
+# -- the progress display -------------------------------------------------------------------
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_display_survives_partial_and_malformed_lines(tmp_path: Path) -> None:
+    progress = tmp_path / "progress.jsonl"
+    progress.write_text("")
+    plain = io.StringIO()
+    display = ProgressDisplay(progress, plain)
+    with progress.open("a") as handle:
+        handle.write('{"done": 1, "total": 4, "case_id": "a"}\nnot json\n{"done": 2, "tot')
+        handle.flush()
+        display.poll()
+        assert len(plain.getvalue().splitlines()) == 1  # the half-written line waits for its end
+        handle.write('al": 4, "case_id": "b"}\n{"case_id": "no counts"}\n')
+        handle.flush()
+        display.poll()
+    lines = plain.getvalue().splitlines()
+    assert [line.split()[:2] for line in lines] == [["1/4", "a"], ["2/4", "b"]]
+
+
+def test_progress_display_draws_a_bar_on_a_terminal(tmp_path: Path) -> None:
+    progress = tmp_path / "progress.jsonl"
+    progress.write_text(
+        '{"done": 1, "total": 4, "case_id": "w-apple"}\n{"done": 2, "total": 4, "case_id": "w-river"}\n'
+    )
+    terminal = _Terminal()
+    display = ProgressDisplay(progress, terminal)
+    display.start()
+    display.stop()
+    frames = terminal.getvalue().split("\r")[1:]
+    assert frames[0].startswith("[#####...............] 1/4 w-apple  ")
+    assert frames[1].startswith("[##########..........] 2/4 w-river  ")
+    assert terminal.getvalue().endswith("\n")

@@ -88,22 +88,29 @@ def resolve_task_file(task: str) -> Path:
         if not as_path.is_file():
             raise RunnerError(f"task file not found: {task}")
         return as_path
-    from .. import specs
-
-    matches = specs.find(task)
-    if not matches:
-        known = sorted({spec.benchmark for spec in specs.PROTOCOLS} | {spec.stem for spec in specs.PROTOCOLS})
-        listing = ", ".join(known) if known else "none registered yet"
-        raise RunnerError(f"unknown task {task!r}: give a path to a .py task file or a registry name ({listing})")
+    from ..build import load_specs
     from ..repo import RepositoryNotFound, repo_root
 
-    relative = Path(matches[-1].task_path)
     try:
-        path = repo_root() / relative
+        root = repo_root()
     except RepositoryNotFound as error:
-        raise RunnerError(str(error)) from None
+        raise RunnerError(f"{task!r} is not a file, and {error}") from None
+    protocols = load_specs(root)  # the checkout's registry, as build and freeze use it
+    matches = sorted(
+        (
+            spec
+            for spec in protocols
+            if task in (spec.benchmark, spec.protocol_id, spec.stem, spec.task_name, str(spec.task_path))
+        ),
+        key=lambda spec: spec.version,
+    )
+    if not matches:
+        known = sorted({spec.benchmark for spec in protocols})
+        listing = ", ".join(known) if known else "none registered yet"
+        raise RunnerError(f"unknown task {task!r}: give a path to a .py task file or a registry name ({listing})")
+    path = root / matches[-1].task_path
     if not path.is_file():
-        raise RunnerError(f"task file not found: {path} (run `hallubench build` first)")
+        raise RunnerError(f"task file not found: {path} (run `hallubench build {matches[-1].benchmark}` first)")
     return path
 
 

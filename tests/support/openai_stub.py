@@ -48,8 +48,12 @@ not a failed call; queue three to make one call fail for good.
 
 Recorded requests (`stub.requests`, a list of `RecordedRequest` in arrival order):
 `method`, `path`, `headers` (dict, lower-case names), `body` (raw bytes), `json` (parsed body
-or None), `fault` (the `Fault` applied, or None). Helpers: `chat_requests()` (chat completion
-bodies), `chat_messages()` (their `messages` lists). Access is thread-safe.
+or None), `fault` (the `Fault` applied, or None), `reply` (the text answered, or None).
+Helpers: `chat_requests()` (chat completion bodies), `chat_messages()` (their `messages`
+lists). Access is thread-safe.
+
+Manual use: `python tests/support/openai_stub.py --reply "Paris." --port 8000` serves a fixed
+reply until Ctrl-C and prints each request's messages (handy for `hallubench run --base-url`).
 """
 
 from __future__ import annotations
@@ -122,12 +126,7 @@ class OpenAIStub:
     # -- lifecycle -------------------------------------------------------------------------
 
     def start(self) -> OpenAIStub:
-        stub = self
-
-        class Handler(_StubHandler):
-            owner = stub
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="openai-stub", daemon=True)
         self._thread.start()
@@ -224,6 +223,13 @@ class OpenAIStub:
         with self._lock:
             self._completion_counter += 1
             return f"chatcmpl-stub-{self._completion_counter}"
+
+
+def _handler_for(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
+    class Handler(_StubHandler):
+        owner = stub
+
+    return Handler
 
 
 def _word_count(value: Any) -> int:
@@ -333,3 +339,34 @@ class _StubHandler(BaseHTTPRequestHandler):
                 },
             },
         )
+
+
+def _serve_forever(argv: Sequence[str] | None = None) -> int:
+    """`python tests/support/openai_stub.py`: a fixed-reply stub for manual experiments."""
+    import argparse
+    import http.server
+
+    parser = argparse.ArgumentParser(description="OpenAI-compatible stub on 127.0.0.1 with a fixed reply.")
+    parser.add_argument("--reply", default="ok", help="the reply to every chat completion (default 'ok')")
+    parser.add_argument("--model", default="stub-model", help="model id listed by /v1/models")
+    parser.add_argument("--port", type=int, default=0, help="TCP port (default: a free one)")
+    args = parser.parse_args(argv)
+
+    def echo(messages: list[Message]) -> str:
+        print(json.dumps(messages, ensure_ascii=False), flush=True)
+        return str(args.reply)
+
+    stub = OpenAIStub(replies=echo, model=args.model)
+    stub._server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), _handler_for(stub))
+    print(f"ready {stub.base_url}", flush=True)
+    try:
+        stub._server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stub._server.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_serve_forever())
