@@ -151,7 +151,7 @@ def handle(args: argparse.Namespace) -> int:
         if not api_key:
             return _error(f"environment variable {args.api_key_env} (from --api-key-env) is not set")
 
-    from ..embedded_model import MODEL_NAME, EmbeddedModelError, EmbeddedModelServer
+    from ..embedded_model import DEFAULT_MAX_TOKENS, MODEL_NAME, EmbeddedModelError, EmbeddedModelServer
 
     planned: Model
     if embedded:
@@ -169,7 +169,7 @@ def handle(args: argparse.Namespace) -> int:
             out_dir.mkdir(parents=True, exist_ok=True)
             server = EmbeddedModelServer(
                 threads=args.threads or 1,
-                max_tokens=args.max_tokens or 768,
+                max_tokens=args.max_tokens or DEFAULT_MAX_TOKENS,
                 log_path=out_dir / "embedded-model.log",
             )
             try:

@@ -12,6 +12,7 @@ Importing this package is cheap: it touches neither xllamacpp nor the weights.
 from __future__ import annotations
 
 from .process import EmbeddedModelServer
+from .serve import DEFAULT_MAX_TOKENS
 from .weights import (
     GGUF_ENV,
     GGUF_FILENAME,
@@ -24,6 +25,7 @@ from .weights import (
 )
 
 __all__ = [
+    "DEFAULT_MAX_TOKENS",
     "GGUF_ENV",
     "GGUF_FILENAME",
     "GGUF_SHA256",
