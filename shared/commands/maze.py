@@ -21,7 +21,7 @@ from typing import Any
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("maze", help="hallumaze: render prompts, score replies, draw mazes, baselines")
     sub = parser.add_subparsers(dest="maze_command", metavar="ACTION")
-    parser.set_defaults(handler=lambda args: (parser.print_help(), 2)[1])
+    parser.set_defaults(handler=lambda args: _usage(parser))
 
     render = sub.add_parser("render", help="print the prompt of one maze")
     _maze_args(render, required=True)
@@ -50,6 +50,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     base.add_argument("--no-mirage", action="store_true")
     base.add_argument("--json", action="store_true")
     base.set_defaults(handler=_baselines)
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 2
 
 
 def _maze_args(parser: argparse.ArgumentParser, *, required: bool) -> None:

@@ -10,11 +10,10 @@ move that carries a stated confidence (never imputed). Intervals need resampling
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .. import stats
+from .calibration import calibration_summary
 
 RATE_KEYS = ("sr", "hrr", "mei", "brs", "score")
 COUNT_KEYS = ("hc", "bt", "lt", "teleports", "moves", "revisits")
@@ -24,40 +23,9 @@ def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def _finite(value: float) -> float | None:
-    return None if math.isnan(value) else value
-
-
 def scored(rows: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """Rows that carry scores (pass or fail); error and unscored rows carry none."""
     return [r for r in rows if isinstance(r.get("scores"), Mapping)]
-
-
-def calibration_summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Pooled ECE (10 bins), Brier and AUROC of stated confidence for 'the move exists'."""
-    conf: list[float] = []
-    labels: list[float] = []
-    moves = 0
-    for row in rows:
-        s = row["scores"]
-        moves += int(s.get("moves", 0))
-        for c, y in s.get("calibration", {}).get("pairs", []):
-            conf.append(float(c))
-            labels.append(float(y))
-    n = len(conf)
-    percent = [round(c * 100, 6) for c in conf]
-    return {
-        "n_moves": moves,
-        "n_with_confidence": n,
-        "share_with_confidence": n / moves if moves else None,
-        "share_multiple_of_10": sum(p % 10 == 0 for p in percent) / n if n else None,
-        "share_multiple_of_5": sum(p % 5 == 0 for p in percent) / n if n else None,
-        "mean_confidence": _mean(conf),
-        "accuracy": _mean(labels),
-        "ece": _finite(stats.ece(conf, labels, bins=10)) if n else None,
-        "brier": _finite(stats.brier(conf, labels)) if n else None,
-        "auroc": _finite(stats.auroc(conf, labels)) if n else None,
-    }
 
 
 def claims_summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

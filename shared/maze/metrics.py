@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .calibration import calibration_pairs
 from .grid import Cell, Maze
 from .parse import ParsedReply
 from .verify import FinalPathCheck, Trajectory
@@ -35,11 +36,6 @@ def v11_formulas(*, size: int, sr: bool, hc: int, fhr: int | None, bt: int, lt: 
     mei = max(0.0, min(1.0, 0.4 * hrr + 0.3 * etr + 0.2 * aw - 0.1 * min(1.0, hc / 10.0)))
     brs = 1.0 if (hc == 0 and sr) else max(0.0, 1.0 - hc / max(1, bt + hc))
     return {"hrr": hrr, "mei": mei, "brs": brs}
-
-
-def calibration_pairs(trajectory: Trajectory) -> list[list[float]]:
-    """[confidence, label] per move with a stated confidence; label 1 when the move exists."""
-    return [[m.confidence, 1.0 if m.legal else 0.0] for m in trajectory.moves if m.confidence is not None]
 
 
 def _count_claim(claimed: int | None, verified: int) -> dict[str, Any]:
