@@ -48,8 +48,7 @@ def load_specs(root: Path) -> tuple[ProtocolSpec, ...]:
     finally:
         sys.modules.pop(spec.name, None)
     protocols: tuple[ProtocolSpec, ...] = tuple(
-        ProtocolSpec(**{f: getattr(p, f) for f in ProtocolSpec.__dataclass_fields__})
-        for p in module.PROTOCOLS
+        ProtocolSpec(**{f: getattr(p, f) for f in ProtocolSpec.__dataclass_fields__}) for p in module.PROTOCOLS
     )
     return protocols
 
