@@ -158,7 +158,7 @@ def connect() -> Any:
     kaggle_api_class = _import_kaggle_api_class()
     from kagglesdk import KaggleClient  # type: ignore[import-untyped]
     from kagglesdk.kaggle_env import get_env
-    from requests import RequestException
+    from requests import HTTPError, RequestException
 
     class EnvironmentRoutedKaggleApi(kaggle_api_class):  # type: ignore[misc, valid-type]
         """`KaggleApi` whose client endpoint follows `KAGGLE_API_ENVIRONMENT` (see module doc)."""
@@ -181,6 +181,13 @@ def connect() -> Any:
     except SystemExit as error:
         raise KaggleAccessError(
             f"Kaggle did not accept the {source.kind} from {source.where}.\n{CREDENTIALS_HELP}"
+        ) from error
+    except HTTPError as error:
+        status = error.response.status_code if error.response is not None else None
+        verdict = "did not accept" if status in (401, 403) else "could not check"
+        raise KaggleAccessError(
+            f"Kaggle {verdict} the {source.kind} from {source.where} (HTTP {status} from "
+            f"{api_endpoint()}: {error}).\n{CREDENTIALS_HELP}"
         ) from error
     except RequestException as error:
         raise KaggleAccessError(

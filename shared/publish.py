@@ -11,7 +11,6 @@ that reach Kaggle are the bytes that were frozen.
 from __future__ import annotations
 
 import ast
-import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -19,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from .hashing import sha256_bytes
+from .lockfile import LOCK_PATH, read_lock
+from .repo import RepositoryNotFound, repo_root
+from .taskfile.reader import TaskFileError, read_task_file
 
-LOCK_RELATIVE_PATH = Path("frozen_cases") / "protocols.lock"
 DATASET_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 # The same patterns kaggle 2.2.5 blanks before its own `ast` check (`_strip_ipython_magics`).
@@ -345,45 +346,47 @@ class FrozenCheck:
     problem: Problem | None = None
 
 
-def _find_lock(task_file: Path) -> Path | None:
-    for directory in task_file.resolve().parents:
-        candidate = directory / LOCK_RELATIVE_PATH
-        if candidate.is_file():
-            return candidate
-    return None
+def _declared_protocol(task_file: Path) -> str | None:
+    """The protocol id a hallubench task file declares in its header (None for other files)."""
+    try:
+        return read_task_file(task_file).protocol_id
+    except TaskFileError:
+        return None
 
 
 def check_frozen(task_file: Path) -> FrozenCheck:
-    """If a lock lists this file, its sha256 must match; no lock or no entry means not frozen."""
-    lock_path = _find_lock(task_file)
-    if lock_path is None:
-        return FrozenCheck("no frozen_cases/protocols.lock above the file: not a frozen protocol")
+    """A file the lock lists (by path, or by the protocol its header declares) must have the
+    locked sha256; no checkout, no lock or no entry means the file is not frozen."""
     try:
-        lock: Any = json.loads(lock_path.read_text(encoding="utf-8"))
-        protocols = lock["protocols"]
-        entries = {str(pid): (str(e["task_file"]), str(e["task_sha256"])) for pid, e in protocols.items()}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        root = repo_root(task_file.resolve().parent)
+    except RepositoryNotFound:
+        return FrozenCheck("no hallubench checkout around the file: not a frozen protocol")
+    lock_path = root / LOCK_PATH
+    try:
+        lock = read_lock(root)
+    except (OSError, ValueError) as error:
         return FrozenCheck(
             f"{lock_path} is unreadable",
-            Problem("lock-unreadable", f"cannot read {lock_path} to check whether the file is frozen: {error!r}"),
+            Problem("lock-unreadable", f"cannot read {lock_path} to check whether the file is frozen: {error}"),
         )
-    root = lock_path.parent.parent
     target = task_file.resolve()
-    for protocol_id, (relative, expected) in sorted(entries.items()):
-        if (root / relative).resolve() != target:
+    declared = _declared_protocol(task_file)
+    for entry in sorted(lock.protocols.values(), key=lambda e: e.protocol):
+        if (root / entry.task_file).resolve() != target and entry.protocol != declared:
             continue
         actual = sha256_bytes(task_file.read_bytes())
-        if actual != expected:
+        if actual != entry.task_sha256:
             return FrozenCheck(
-                f"{protocol_id} is frozen and the file differs",
+                f"{entry.protocol} is frozen and the file differs",
                 Problem(
                     "frozen-file-changed",
-                    f"the file is frozen as {protocol_id} but its sha256 is {actual}, not {expected} as in "
-                    f"{lock_path}; a frozen task never changes (make a new protocol version instead)",
+                    f"the file is frozen as {entry.protocol} but its sha256 is {actual}, not "
+                    f"{entry.task_sha256} as in {lock_path}; a frozen task never changes "
+                    "(make a new protocol version instead)",
                 ),
             )
-        return FrozenCheck(f"frozen as {protocol_id}; sha256 matches {lock_path.name}")
-    return FrozenCheck(f"not listed in {lock_path}: not a frozen protocol")
+        return FrozenCheck(f"frozen as {entry.protocol}; sha256 matches {lock_path}")
+    return FrozenCheck(f"not frozen (no entry in {lock_path})")
 
 
 def dataset_problems(datasets: Sequence[str]) -> list[Problem]:

@@ -119,11 +119,6 @@ class TaskNotFound(Exception):
     """TASK names neither a file nor exactly one protocol."""
 
 
-def _project_roots() -> list[Path]:
-    """Where protocol task paths (`tasks/<stem>.py`) are looked up: cwd, then this checkout."""
-    return [Path.cwd(), Path(__file__).resolve().parents[2]]
-
-
 def resolve_task(task: str, *, allow_slug: bool) -> TaskTarget:
     """A path to a .py file, else a protocol from `hallubench.specs.find`, else (if allowed) a slug."""
     candidate = Path(task)
@@ -138,10 +133,14 @@ def resolve_task(task: str, *, allow_slug: bool) -> TaskTarget:
         ids = ", ".join(spec.protocol_id for spec in matches)
         raise TaskNotFound(f"`{task}` matches several protocols ({ids}); name one, e.g. `{matches[-1].protocol_id}`")
     if matches:
+        from ..repo import RepositoryNotFound, repo_root
+
         spec = matches[0]
-        paths = [root / spec.task_path for root in _project_roots()]
-        existing = next((path for path in paths if path.is_file()), None)
-        return TaskTarget(existing or paths[0], spec.protocol_id, spec.task_name)
+        try:
+            path = repo_root() / spec.task_path
+        except RepositoryNotFound as error:
+            raise TaskNotFound(f"{spec.protocol_id}: {error}") from error
+        return TaskTarget(Path(path), spec.protocol_id, spec.task_name)
     if allow_slug:
         return TaskTarget(None)
     raise TaskNotFound(f"`{task}` is neither a task .py file nor a protocol known to hallubench.specs")
@@ -208,6 +207,7 @@ def _push(args: argparse.Namespace, path: Path, slug: str) -> int:
     except (ValueError, RequestException, OSError) as error:
         _error(f"push of {slug} failed: {error}")
         return EXIT_KAGGLE_ERROR
+    print(f"\nOnce runs have finished: hallubench download {slug} -o <DIR>")
     return 0
 
 
@@ -259,6 +259,6 @@ def run_download(args: argparse.Namespace) -> int:
     if not any(item.run_files for item in summary):
         _error(f"no *.run.json under {task_dir}: nothing to rescore")
         return EXIT_KAGGLE_ERROR
-    task_file = str(target.path) if target.path is not None else "<task file>"
-    print(f"\nNext: hallubench rescore {task_dir} --task {task_file}")
+    task_option = f" --task {target.path}" if target.path is not None else ""
+    print(f"\nNext: hallubench rescore {task_dir}{task_option}")
     return 0
