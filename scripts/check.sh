@@ -4,6 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/bootstrap.sh
+# HumanEvalPack is never committed: CI and tests use the verified copy beside the checkout when there is one.
+if [ -z "${HALLUBENCH_HUMANEVALPACK:-}" ] && [ -f ../shared/data/humanevalpack/humanevalpack.jsonl ]; then
+  export HALLUBENCH_HUMANEVALPACK="$PWD/../shared/data/humanevalpack/humanevalpack.jsonl"
+fi
 echo "== ruff"; .venv/bin/ruff check . && .venv/bin/ruff format --check .
 echo "== mypy --strict shared/"; .venv/bin/mypy
 echo "== hallubench build --check"; .venv/bin/hallubench build --check

@@ -72,7 +72,48 @@ class ProtocolSpec:
         return PurePosixPath("frozen_cases") / self.benchmark / f"v{self.version}" / "prompts.sha256.json"
 
 
-PROTOCOLS: tuple[ProtocolSpec, ...] = ()
+PROTOCOLS: tuple[ProtocolSpec, ...] = (
+    ProtocolSpec(
+        benchmark="hallumaze",
+        version=2,
+        entry="maze/task_v2.py",
+        title="hallumaze v2: does the model notice its own hallucinations in a maze, and recover?",
+        description=(
+            "Single-solution text mazes in the HalluMaze v1.1 answer format (STEP lines with confidence, "
+            "DEAD_END, LOOP, BACKTRACK_COUNT, HALLUCINATION_COUNT, FINAL_PATH), plus an interactive Ariadne's "
+            "Thread mode. Every count is verified by replaying the model's moves against the maze: wall "
+            "crossings, backtracks, loops, dead ends and lure-following are measured, never taken from the "
+            "model's word; the model's own claims are scored separately as claim accuracy, and calibration is "
+            "measured per step (ECE, Brier, AUROC)."
+        ),
+        cases_factory="hallubench.maze.cases:v2_cases",
+    ),
+    ProtocolSpec(
+        benchmark="misled-tests",
+        version=1,
+        entry="misled/task_v1.py",
+        title="misled-tests v1: do models write tests that enshrine the bug? (thinking off)",
+        description=(
+            "HumanEvalPack Python, 164 problems x 6 conditions (buggy code, fixed code, model-written "
+            "specification, signature only, human docstring only, buggy code with the docstring). Every test "
+            "the model writes runs in isolation against the buggy and the fixed version: misled tests pass on "
+            "buggy and fail on fixed, effective tests do the opposite. Prompts are ours, modelled on the "
+            "description of Zhao, Zhou and Cohen (ISSTA 2026). Thinking off, 4,096-token cap."
+        ),
+        cases_factory="hallubench.misled.cases:v1_cases",
+    ),
+    ProtocolSpec(
+        benchmark="misled-tests-thinking",
+        version=1,
+        entry="misled/task_v1.py",
+        title="misled-tests-thinking v1: do models write tests that enshrine the bug? (thinking on)",
+        description=(
+            "The misled-tests v1 protocol for models run with thinking on (16,384-token cap): the same 164 "
+            "HumanEvalPack problems and six conditions, so the two variants compare problem by problem."
+        ),
+        cases_factory="hallubench.misled.cases:v1_thinking_cases",
+    ),
+)
 
 
 def find(name: str) -> list[ProtocolSpec]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -11,6 +12,13 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO_ROOT.parent / "shared"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Point the HumanEvalPack loader at the test copy beside the checkout (never committed here)."""
+    data = SHARED_DATA / "data" / "humanevalpack" / "humanevalpack.jsonl"
+    if data.is_file():
+        os.environ.setdefault("HALLUBENCH_HUMANEVALPACK", str(data))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
