@@ -115,7 +115,7 @@ class FakeKaggleApi:
         handler = type("Handler", (_Handler,), {"fake": self})
         self._server = ThreadingHTTPServer(("127.0.0.1", self.port), handler)
         self.port = self._server.server_address[1]  # the real one when 0 asked for any free port
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return self
 
