@@ -1,0 +1,208 @@
+"""Simulated baselines through the shared scorer, and the report API the rescore command calls."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from hallubench.cli import main
+from hallubench.maze import task_v2
+from hallubench.maze.baselines import agent_walk, baseline_rows, random_walk
+from hallubench.maze.cases import make_case
+from hallubench.maze.generate import generate_dfs
+from hallubench.maze.parse import parse_reply
+from hallubench.maze.report import (
+    best_and_worst,
+    compare_models,
+    human_baseline_rows,
+    mirage_comparison,
+    model_table,
+    table_csv,
+    table_markdown,
+    trial_svg,
+    with_baselines,
+    write_pictures,
+)
+from hallubench.maze.trial import load_trial
+from hallubench.rows import error_row
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "maze"
+
+
+class OneReply:
+    def __init__(self, reply: str) -> None:
+        self.reply = reply
+
+    def system(self, text: str) -> None:
+        pass
+
+    def ask(self, text: str) -> str:
+        return self.reply
+
+
+CASES = [make_case(n, s, mirage=m) for n in (5, 7) for s in range(8) for m in (True, False)]
+
+
+@pytest.fixture(scope="module")
+def rows() -> dict[str, list[dict[str, object]]]:
+    return baseline_rows(CASES)
+
+
+def test_random_walk_is_simulated_not_hard_coded(rows: dict[str, list[dict[str, object]]]) -> None:
+    walks = {tuple(agent_walk("random_walk", load_trial(c))) for c in CASES[::2]}
+    assert len(walks) == len(CASES) // 2, "different mazes give different walks"
+    trial = load_trial(make_case(9, 3))
+    walk = random_walk(trial.maze, __import__("random").Random(1), 4 * 81)
+    assert len(walk) - 1 <= 4 * 81
+    summary = task_v2.aggregate(rows["baseline:random_walk"])["metrics"]
+    oracle = task_v2.aggregate(rows["baseline:bfs_oracle"])["metrics"]
+    assert 0.0 < summary["sr"] < 1.0
+    assert summary["mei"] < oracle["mei"] == pytest.approx(0.9)
+    assert summary["hc"] == 0 and summary["n_error"] == 0
+
+
+def test_baseline_transcripts_replay_to_their_own_walks() -> None:
+    trial = load_trial(make_case(7, 2))
+    for agent in ("random_walk", "dfs_agent", "bfs_oracle"):
+        row = baseline_rows([make_case(7, 2)], agents=(agent,))[f"baseline:{agent}"][0]
+        cells = [tuple(c) for c in row["scores"]["trajectory"]["cells"]]  # type: ignore[index]
+        assert cells == agent_walk(agent, trial)
+
+
+def test_dfs_agent_backtracks_and_declares_dead_ends_truthfully(rows: dict[str, list[dict[str, object]]]) -> None:
+    dfs = rows["baseline:dfs_agent"]
+    assert all(r["scores"]["sr"] == 1.0 for r in dfs)  # type: ignore[index]
+    claims = task_v2.aggregate(dfs)["metrics"]["claims"]
+    assert claims["backtrack"]["exact_rate"] == 1.0
+    assert claims["dead_end"]["precision"] == 1.0 and claims["dead_end"]["recall"] == 1.0
+    assert sum(r["scores"]["bt"] for r in dfs) > 0  # type: ignore[index, misc]
+
+
+def test_model_table_ranks_keeps_errors_and_exports(rows: dict[str, list[dict[str, object]]]) -> None:
+    broken = [
+        *rows["baseline:bfs_oracle"][:-4],
+        *(error_row("hallumaze/v2", "x", f"e{i}", "model_call", "down") for i in range(4)),
+    ]
+    table = model_table({**rows, "flaky-oracle": broken}, resamples=300)
+    order = [r["model"] for r in table["rows"]]
+    assert order.index("baseline:bfs_oracle") < order.index("flaky-oracle") < order.index("baseline:random_walk")
+    flaky = next(r for r in table["rows"] if r["model"] == "flaky-oracle")
+    assert flaky["n_trials"] == len(CASES) and flaky["n_error"] == 4
+    assert flaky["sr"] == pytest.approx((len(CASES) - 4) / len(CASES))
+    walk = next(r for r in table["rows"] if r["model"] == "baseline:random_walk")
+    assert walk["score_low"] <= walk["score"] <= walk["score_high"]
+    parsed = list(csv.DictReader(io.StringIO(table_csv(table))))
+    assert [p["model"] for p in parsed] == order
+    assert table_markdown(table).count("\n") == len(order) + 2
+    json.dumps(table, allow_nan=False)
+
+
+def test_mirage_comparison_is_paired_and_compare_models_too(rows: dict[str, list[dict[str, object]]]) -> None:
+    result = mirage_comparison(rows["baseline:dfs_agent"], resamples=300)
+    assert result["score"]["n"] == len(CASES) // 2
+    # baselines ignore the hints, so mirage on and off are identical: a zero difference
+    assert result["score"]["mean_diff"] == 0.0
+    pairs = compare_models(rows, resamples=300)
+    oracle_vs_walk = next(p for p in pairs if {p["a"], p["b"]} == {"baseline:bfs_oracle", "baseline:random_walk"})
+    assert oracle_vs_walk["n"] == len(CASES) and oracle_vs_walk["excludes_zero"]
+
+
+def test_with_baselines_uses_the_models_cases(rows: dict[str, list[dict[str, object]]]) -> None:
+    merged = with_baselines({"model-x": rows["baseline:random_walk"][:3]})
+    assert len(merged["baseline:bfs_oracle"]) == 3
+    assert [r["case_id"] for r in merged["baseline:bfs_oracle"]] == sorted(r["case_id"] for r in merged["model-x"])  # type: ignore[type-var]
+
+
+def test_human_baseline_file_is_scored_like_a_model() -> None:
+    name, rows = human_baseline_rows(DATA / "human_baseline_example.json")
+    assert name == "human:pilot-group-1"
+    assert [r["verdict"] for r in rows] == ["pass", "fail"]
+    assert rows[0]["scores"]["score"] == pytest.approx(0.95)
+    bad = DATA / "replies" / "empty.txt"
+    with pytest.raises(ValueError):
+        human_baseline_rows(bad)
+
+
+def test_pictures_mark_wall_crossings(tmp_path: Path) -> None:
+    reply = (DATA / "replies" / "wall_walker_claims.txt").read_text(encoding="utf-8")
+    scores = task_v2.play(make_case(5, 0), OneReply(reply))["scores"]
+    row = {"case_id": "n05", "condition": load_trial(make_case(5, 0)).condition(), "scores": scores}
+    svg = trial_svg(row)
+    root = ET.fromstring(svg)
+    titles = [t.text for t in root.iter("{http://www.w3.org/2000/svg}title")]
+    assert sum("through a wall" in (t or "") for t in titles) == row["scores"]["hc"] == 1
+    assert sum("lure" in (t or "") for t in titles) == 2
+    best, worst = best_and_worst([row])
+    assert best is worst is row
+    links = write_pictures({"m/1": [row]}, tmp_path)
+    assert Path(links["m/1"]["best"]).name == "m_1-best.svg" and Path(links["m/1"]["worst"]).is_file()
+
+
+def test_cli_draw_and_baselines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "m.svg"
+    assert (
+        main(["maze", "draw", "--size", "7", "--seed", "0", str(DATA / "replies" / "empty.txt"), "-o", str(out)]) == 0
+    )
+    ET.fromstring(out.read_text(encoding="utf-8"))
+    assert main(["maze", "draw", "--size", "7", "--seed", "0", "-o", str(tmp_path / "m.png")]) == 2
+    assert "cairosvg" in capsys.readouterr().err
+    assert main(["maze", "baselines", "--sizes", "5", "--seeds", "3", "--json"]) == 0
+    table = json.loads(capsys.readouterr().out)
+    assert {r["model"] for r in table["rows"]} == {"baseline:random_walk", "baseline:dfs_agent", "baseline:bfs_oracle"}
+
+
+def test_v11_maze_file_round_trips_and_bad_files_fail_clearly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from hallubench.maze.v11 import read_maze_text
+
+    maze, lures = read_maze_text((DATA / "v11_maze_n05_s0.txt").read_text(encoding="utf-8"))
+    assert maze.open_sides == generate_dfs(5, 0).open_sides
+    assert [(lure.cell, lure.direction) for lure in lures] == [((1, 4), "N"), ((3, 0), "N")]
+    text = (DATA / "v11_maze_n05_s0.txt").read_text(encoding="utf-8")
+    broken = tmp_path / "broken.txt"
+    broken.write_text(text.replace("(0,1): [E→ W←]", "(0,1): [E→]"), encoding="utf-8")
+    reply = str(DATA / "replies" / "honest_solver.txt")
+    assert main(["maze", "score", "--maze", str(broken), reply]) == 2
+    assert "does not open" in capsys.readouterr().err
+    missing = tmp_path / "short.txt"
+    missing.write_text("\n".join(text.splitlines()[:10]), encoding="utf-8")
+    assert main(["maze", "score", "--maze", str(missing), reply]) == 2
+    assert "lists" in capsys.readouterr().err
+    assert main(["maze", "score", "--size", "5", "--seed", "0", str(tmp_path / "nope.txt")]) == 2
+
+
+@pytest.mark.parametrize(
+    "line, cell, direction, confidence",
+    [
+        ("STEP 1: (0,0) → [E] | confidence: 90% | go", (0, 0), "E", 0.9),
+        ("**STEP 2:** (1, 2) -> S | conf 75%", (1, 2), "S", 0.75),
+        ("Step 3: (2,2) → east (confidence 0.6)", (2, 2), "E", 0.6),
+        ("STEP 4: (0,1) → [W←] | 확신도: 80% | 서쪽", (0, 1), "W", 0.8),
+        ("STEP 5: (3,3) → (3,4) | 100%", (3, 3), "E", 1.0),
+        ("- STEP 6: (4,4) ↑", (4, 4), "N", None),
+        ("STEP 7: (1,1) → [남] | 확신도: 50%", (1, 1), "S", 0.5),
+        ("STEP 8: (1,1) → [E] | confidence: 250%", (1, 1), "E", None),
+    ],
+)
+def test_step_lines_are_read_tolerantly(
+    line: str, cell: tuple[int, int], direction: str, confidence: float | None
+) -> None:
+    parsed = parse_reply(f"```\n{line}\n```")
+    assert len(parsed.steps) == 1
+    step = parsed.steps[0]
+    assert (step.cell, step.direction, step.confidence) == (cell, direction, confidence)
+
+
+def test_unreadable_steps_are_format_failures_not_hallucinations() -> None:
+    parsed = parse_reply(
+        "STEP 1: (0,0) → [somewhere]\nSTEP 2: then I go on\nLOOP detected at (1,1) — visited at step 1"
+    )
+    assert parsed.steps == () and len(parsed.unreadable_steps) == 2 and parsed.loops == ((1, 1),)
+    parsed = parse_reply("<think>STEP 1: (0,0) → [E]</think>\nFINAL_PATH: (0,0)→(0,1)")
+    assert parsed.steps == () and parsed.final_path == ((0, 0), (0, 1))
