@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..extract import CodeBlock, find_blocks
-from .extract_js import ParserUnavailable, extract_js
+from .extract_js import ParserUnavailable, extract_js, extract_js_fallback
 from .extract_python import extract_python
 from .install_lines import (
     install_references,
@@ -126,9 +126,9 @@ class _Reader:
             result = extract_js(code, dialect=dialect, line_offset=offset)
         except ParserUnavailable as exc:
             if not self.js_unavailable:
-                self.problems.append(f"JavaScript not parsed: {exc}")
+                self.problems.append(f"JavaScript read line by line (no tree-sitter): {exc}")
             self.js_unavailable = True
-            return
+            result = extract_js_fallback(code, line_offset=offset)
         for reference in result.references:
             if reference.classification == "third-party" and reference.package in local:
                 reference = reference.with_changes(classification="local", note="file defined in the answer")

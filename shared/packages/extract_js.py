@@ -313,6 +313,52 @@ def _error_count(tree: Any) -> int:
     return count
 
 
+_FALLBACK = re.compile(
+    r"""(?:^|[\s;(=,])(?:
+        import\s+(?:type\s+)?(?P<clause>[\w$*{},\s]+?)\s+from\s*(?P<q1>['"])(?P<s1>[^'"]+)(?P=q1)
+      | import\s*(?P<q2>['"])(?P<s2>[^'"]+)(?P=q2)
+      | export\s+(?:\*(?:\s+as\s+[\w$]+)?|\{[^}]*\})\s*from\s*(?P<q3>['"])(?P<s3>[^'"]+)(?P=q3)
+      | (?P<kind>require|import)\s*\(\s*(?P<q4>['"`])(?P<s4>[^'"`$]+)(?P=q4)\s*\)
+    )""",
+    re.VERBOSE,
+)
+
+
+def extract_js_fallback(code: str, *, line_offset: int = 0) -> JsExtraction:
+    """Import specifiers read line by line, for hosts without tree-sitter (flagged partially parsed)."""
+    references: list[Reference] = []
+    for number, line in enumerate(code.splitlines(), start=1):
+        for match in _FALLBACK.finditer(line):
+            if match.group("s1"):
+                spec, source = match.group("s1"), "import"
+                names = re.findall(r"([\w$]+)(?:\s+as\s+[\w$]+)?", re.sub(r"^[^{]*\{|\}.*$", "", match.group("clause")))
+                symbols = tuple((n,) for n in names) if "{" in match.group("clause") else ()
+            elif match.group("s2"):
+                spec, source, symbols = match.group("s2"), "import", ()
+            elif match.group("s3"):
+                spec, source, symbols = match.group("s3"), "export-from", ()
+            else:
+                spec = match.group("s4")
+                source = "require" if match.group("kind") == "require" else "dynamic-import"
+                symbols = ()
+            classification, package, subpath, note = classify_specifier(spec)
+            references.append(
+                Reference(
+                    ecosystem="npm",
+                    source=source,
+                    text=spec,
+                    package=package,
+                    subpath=subpath,
+                    symbols=symbols if classification == "third-party" else (),
+                    line=number + line_offset,
+                    classification=classification,
+                    partially_parsed=True,
+                    note=note,
+                )
+            )
+    return JsExtraction(tuple(references), partially_parsed=True, problems=("read without tree-sitter",))
+
+
 def extract_js(code: str, *, dialect: str = "javascript", line_offset: int = 0) -> JsExtraction:
     """All references in one JS/TS block; raises ParserUnavailable without tree-sitter."""
     if dialect not in DIALECTS:

@@ -65,13 +65,13 @@ def test_bare_code_file_is_read_without_fences() -> None:
     assert [(r.ecosystem, r.package) for r in result.references] == [("npm", "left-pad")]
 
 
-def test_missing_tree_sitter_marks_js_unreadable(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_tree_sitter_js_is_read_line_by_line_and_flagged(monkeypatch: pytest.MonkeyPatch) -> None:
     extract_js._parser.cache_clear()
     monkeypatch.setitem(sys.modules, "tree_sitter", None)  # makes `import tree_sitter` raise ImportError
     try:
         result = extract_answer("```js\nimport x from 'left-pad'\n```\n```python\nimport requests\n```\n")
     finally:
         extract_js._parser.cache_clear()
-    assert result.js_parser_unavailable
-    assert [r.package for r in result.references] == ["requests"]
+    assert result.js_parser_unavailable and result.partially_parsed
+    assert [(r.package, r.partially_parsed) for r in result.references] == [("left-pad", True), ("requests", False)]
     assert any("tree-sitter" in p for p in result.problems)

@@ -1,0 +1,388 @@
+"""One answer in, one verdict per reference and level out, each with its evidence.
+
+Order of judgement for a reference: standard library / Node builtin -> `stdlib`; defined by
+the answer, relative or an alias -> `local`; a planted decoy -> `decoy`; otherwise the registry
+(package level: `exists` / `missing` / `unverified`) and then, for a package that exists, the
+symbol gate (symbol level: `found` / `missing-symbol` / `missing-submodule` / `missing-subpath`
+/ `removed-api` / `unverified`). A Python import is checked against every plausible
+distribution (declared in the answer first, then the curated map, then the same name), so
+`import yaml` exists via PyYAML and `mt940.parse` is found in `mt-940` unless the answer pinned
+`mt940==0.8.1`. Chains reached through an instance (`df.append`, `app.del`) are never called
+missing: only found, removed-api (a curated removal the version in use is past) or unverified.
+Whatever goes wrong inside one check becomes that reference's `unverified` verdict with the
+error named, so one bad reference never loses the others. Embedded: stdlib + httpx.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .decoys import PLANTED, DecoyHit, decoy_hits, denies_existence, match_decoy
+from .distmap import DistCandidate, candidates
+from .evidence import Evidence, utc_now
+from .extract_answer import AnswerExtraction, extract_answer
+from .names import canonical_pypi
+from .pysymbols import SymbolVerdict, check_python_symbol
+from .references import Reference
+from .registry import PackageVerdict, RegistryClient
+from .removed_apis import lookup as removed_lookup
+from .removed_apis import removed_at
+
+SYMBOL_HALLUCINATIONS = frozenset({"missing-symbol", "missing-submodule", "missing-subpath", "removed-api"})
+VERDICTS = (
+    "stdlib",
+    "local",
+    "exists",
+    "missing",
+    "decoy",
+    "found",
+    "missing-symbol",
+    "missing-submodule",
+    "missing-subpath",
+    "removed-api",
+    "unverified",
+)
+
+
+@dataclass(frozen=True)
+class ReferenceVerdict:
+    """The verdict on one reference at one level ("package" or "symbol")."""
+
+    reference: Reference
+    level: str
+    verdict: str
+    reason: str
+    name: str
+    candidate: str | None = None
+    ambiguity: tuple[str, ...] = ()
+    evidence: tuple[Evidence, ...] = ()
+    first_upload: str | None = None
+    registered_since: bool = False
+    decoy: str | None = None
+    instance: bool = False
+    latest_version: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "reference": self.reference.text,
+            "ecosystem": self.reference.ecosystem,
+            "level": self.level,
+            "verdict": self.verdict,
+            "reason": self.reason,
+            "name": self.name,
+            "candidate": self.candidate,
+            "ambiguity": list(self.ambiguity),
+            "evidence": [e.to_dict() for e in self.evidence],
+            "first_upload": self.first_upload,
+            "registered_since": self.registered_since,
+            "decoy": self.decoy,
+            "instance": self.instance,
+            "latest_version": self.latest_version,
+            "source": self.reference.source,
+            "line": self.reference.line,
+            "optional": self.reference.optional,
+            "package": self.reference.package,
+        }
+
+
+@dataclass(frozen=True)
+class AnswerCheck:
+    """Everything the checker learned about one answer."""
+
+    extraction: AnswerExtraction
+    verdicts: tuple[ReferenceVerdict, ...]
+    decoy_hits: tuple[DecoyHit, ...]
+    denies_decoy: bool
+    checked_at: str
+    errors: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "checked_at": self.checked_at,
+            "references": [r.to_dict() for r in self.extraction.references],
+            "verdicts": [v.to_dict() for v in self.verdicts],
+            "decoy_hits": [h.to_dict() for h in self.decoy_hits],
+            "denies_decoy": self.denies_decoy,
+            "local_modules": list(self.extraction.local_modules),
+            "partially_parsed": self.extraction.partially_parsed,
+            "js_parser_unavailable": self.extraction.js_parser_unavailable,
+            "problems": list(self.extraction.problems),
+            "errors": list(self.errors),
+        }
+
+
+def _registered_since(first_upload: str | None, run_started_at: str | None) -> bool:
+    """True when the name's first upload is after the run: possibly slopsquatted since."""
+    return bool(first_upload and run_started_at and first_upload > run_started_at)
+
+
+def _declared(references: Sequence[Reference]) -> list[DistCandidate]:
+    """Distributions the answer itself names (install lines, requirements), with their pins."""
+    seen: dict[str, DistCandidate] = {}
+    for reference in references:
+        if reference.ecosystem == "pypi" and reference.source in ("install", "requirement"):
+            how = "install-line" if reference.source == "install" else "requirement"
+            key = canonical_pypi(reference.package)
+            if key not in seen or (reference.version and not seen[key].version):
+                seen[key] = DistCandidate(reference.package, how, reference.version)
+    return list(seen.values())
+
+
+class _Checker:
+    def __init__(
+        self,
+        client: RegistryClient,
+        extraction: AnswerExtraction,
+        decoys: Sequence[str],
+        run_started_at: str | None,
+    ) -> None:
+        self.client = client
+        self.extraction = extraction
+        self.decoys = decoys
+        self.run_started_at = run_started_at
+        self.declared = _declared(extraction.references)
+        self.errors: list[str] = []
+        self._symbol_memo: dict[tuple[Any, ...], asyncio.Task[SymbolVerdict]] = {}
+
+    # ------------------------------------------------------------------ package level
+    def _candidates_for(self, reference: Reference) -> list[DistCandidate]:
+        if reference.source in ("install", "requirement"):
+            return [DistCandidate(reference.package, reference.source, reference.version)]
+        return candidates(reference.package, declared=self.declared)
+
+    async def package_level(self, reference: Reference) -> tuple[ReferenceVerdict, list[DistCandidate]]:
+        if reference.ecosystem == "npm":
+            verdict = await self.client.package("npm", reference.package)
+            return self._from_package(reference, verdict, verdict.name, ()), []
+        dists = self._candidates_for(reference)
+        found = await self.client.packages(("pypi", d.distribution) for d in dists)
+        verdicts = [found[("pypi", d.distribution)] for d in dists]
+        existing = [d for d, v in zip(dists, verdicts, strict=True) if v.verdict == "exists"]
+        evidence = tuple(e for v in verdicts for e in v.evidence)
+        others = tuple(d.distribution for d in existing[1:])
+        if existing:
+            chosen = verdicts[dists.index(existing[0])]
+            how = existing[0].how
+            reason = f"exists as {chosen.canonical_name or existing[0].distribution} ({how})"
+            return self._from_package(reference, chosen, existing[0].distribution, others, reason, evidence), existing
+        if verdicts and all(v.verdict == "missing" for v in verdicts):
+            names = ", ".join(d.distribution for d in dists)
+            return (
+                ReferenceVerdict(
+                    reference,
+                    "package",
+                    "missing",
+                    f"no distribution found: {names}",
+                    dists[0].distribution,
+                    evidence=evidence,
+                ),
+                [],
+            )
+        unsure = next((v for v in verdicts if v.verdict == "unverified"), None)
+        reason = unsure.reason if unsure else "no candidate distribution"
+        return (
+            ReferenceVerdict(
+                reference,
+                "package",
+                "unverified",
+                reason,
+                dists[0].distribution if dists else reference.package,
+                evidence=evidence,
+            ),
+            [],
+        )
+
+    def _from_package(
+        self,
+        reference: Reference,
+        verdict: PackageVerdict,
+        name: str,
+        others: tuple[str, ...],
+        reason: str | None = None,
+        evidence: tuple[Evidence, ...] | None = None,
+    ) -> ReferenceVerdict:
+        return ReferenceVerdict(
+            reference,
+            "package",
+            verdict.verdict,
+            reason or verdict.reason,
+            name,
+            candidate=verdict.canonical_name,
+            ambiguity=others,
+            evidence=evidence if evidence is not None else verdict.evidence,
+            first_upload=verdict.first_upload,
+            registered_since=_registered_since(verdict.first_upload, self.run_started_at),
+            latest_version=verdict.latest_version,
+        )
+
+    # ------------------------------------------------------------------ symbol level
+    def _memo(self, key: tuple[Any, ...], make: Any) -> Awaitable[SymbolVerdict]:
+        task = self._symbol_memo.get(key)
+        if task is None:
+            task = asyncio.ensure_future(make())
+            self._symbol_memo[key] = task
+        return task
+
+    async def _python_symbol(self, dists: list[DistCandidate], module: str, chain: tuple[str, ...]) -> SymbolVerdict:
+        key = ("py", tuple(dists), module, chain)
+        return await self._memo(key, lambda: check_python_symbol(self.client, dists, module, chain))
+
+    async def _js_symbol(
+        self, package: str, subpath: str | None, names: tuple[str, ...], version: str | None
+    ) -> SymbolVerdict:
+        from .jssymbols import check_js_symbol  # the JS gate loads its tree-sitter parts on first use
+
+        key = ("js", package, subpath, names, version)
+        return await self._memo(key, lambda: check_js_symbol(self.client, package, subpath, names, version))
+
+    def _version_in_use(self, reference: Reference, package_verdict: ReferenceVerdict) -> str | None:
+        if reference.version:
+            return reference.version
+        for declared in self.extraction.references:
+            if (
+                declared.source in ("install", "requirement", "package-json")
+                and declared.ecosystem == reference.ecosystem
+                and declared.version
+                and canonical_pypi(declared.package) == canonical_pypi(reference.package)
+            ):
+                return declared.version
+        return None
+
+    async def symbol_level(
+        self, reference: Reference, package_verdict: ReferenceVerdict, dists: list[DistCandidate], latest: str | None
+    ) -> list[ReferenceVerdict]:
+        out: list[ReferenceVerdict] = []
+        version = self._version_in_use(reference, package_verdict)
+        if reference.ecosystem == "pypi":
+            module = reference.module or reference.package
+            chains: list[tuple[tuple[str, ...], bool]] = [(c, False) for c in reference.symbols]
+            chains += [(c, True) for c in reference.instance_symbols if c not in reference.symbols]
+            if not chains and module != reference.package:
+                chains = [((), False)]
+            for chain, instance in chains:
+                verdict = await self._guarded(self._python_symbol(dists, module, chain))
+                name = ".".join((module, *chain))
+                out.append(self._symbol_verdict(reference, name, verdict, chain, instance, version or latest))
+        else:
+            if reference.subpath or reference.symbols:
+                names = tuple(c[0] for c in reference.symbols)
+                verdict = await self._guarded(self._js_symbol(reference.package, reference.subpath, names, version))
+                name = reference.text + (":" + ",".join(names) if names else "")
+                out.append(self._symbol_verdict(reference, name, verdict, (), False, version or latest))
+            for chain in reference.instance_symbols:
+                name = f"{reference.package}{'()' if chain[0] == '()' else ''}.{chain[-1]}"
+                if chain[0] == "()":
+                    verdict = SymbolVerdict("unverified", "member of an object built at run time", None, (), ())
+                else:
+                    verdict = await self._guarded(
+                        self._js_symbol(reference.package, reference.subpath, chain[:1], version)
+                    )
+                out.append(self._symbol_verdict(reference, name, verdict, chain, True, version or latest))
+        return out
+
+    async def _guarded(self, awaitable: Awaitable[SymbolVerdict]) -> SymbolVerdict:
+        try:
+            return await awaitable
+        except Exception as exc:  # one broken check must not lose the answer's other verdicts
+            message = f"symbol check raised {type(exc).__name__}: {exc}"
+            self.errors.append(message)
+            return SymbolVerdict("unverified", message, None, (), ())
+
+    def _symbol_verdict(
+        self,
+        reference: Reference,
+        name: str,
+        verdict: SymbolVerdict,
+        chain: tuple[str, ...],
+        instance: bool,
+        version: str | None,
+    ) -> ReferenceVerdict:
+        label, reason = verdict.verdict, verdict.reason
+        curated = removed_lookup(reference.ecosystem, reference.package, chain) if chain else None
+        if curated and label in ("missing-symbol", "unverified"):
+            past = removed_at(curated, version)
+            if past:
+                label = "removed-api"
+                reason = (
+                    f"removed in {curated.package} {curated.removed_in}; use {curated.replacement} ({curated.source})"
+                )
+            elif past is False:
+                label, reason = "unverified", f"still present in {version}, removed in {curated.removed_in}"
+        if instance and label == "missing-symbol":
+            label, reason = "unverified", f"instance attribute, may be set at run time or inherited ({reason})"
+        return ReferenceVerdict(
+            reference,
+            "symbol",
+            label,
+            reason,
+            name,
+            candidate=verdict.candidate,
+            ambiguity=verdict.ambiguity,
+            evidence=verdict.evidence,
+            instance=instance,
+        )
+
+    # ------------------------------------------------------------------ one reference
+    async def check(self, reference: Reference) -> list[ReferenceVerdict]:
+        if reference.classification in ("stdlib", "builtin"):
+            why = "Python 3.11 standard library" if reference.ecosystem == "pypi" else "Node.js builtin"
+            return [ReferenceVerdict(reference, "package", "stdlib", why, reference.package)]
+        if reference.classification == "local":
+            return [
+                ReferenceVerdict(
+                    reference, "package", "local", reference.note or "defined in the answer", reference.text
+                )
+            ]
+        decoy = next((m for m in (match_decoy(t, self.decoys) for t in (reference.text, reference.package)) if m), None)
+        try:
+            package_verdict, dists = await self.package_level(reference)
+        except Exception as exc:
+            message = f"package check raised {type(exc).__name__}: {exc}"
+            self.errors.append(message)
+            package_verdict, dists = (
+                ReferenceVerdict(reference, "package", "unverified", message, reference.package),
+                [],
+            )
+        out = [package_verdict]
+        if decoy and decoy[1] != "near":
+            out[0] = ReferenceVerdict(
+                reference,
+                "package",
+                "decoy",
+                f"planted name {decoy[0]} ({decoy[1]} match on {decoy[2]!r}); registry: {package_verdict.verdict}",
+                package_verdict.name,
+                evidence=package_verdict.evidence,
+                first_upload=package_verdict.first_upload,
+                registered_since=package_verdict.registered_since,
+                decoy=decoy[0],
+            )
+        if package_verdict.verdict == "exists" and reference.source not in ("install", "requirement", "package-json"):
+            out.extend(await self.symbol_level(reference, package_verdict, dists, package_verdict.latest_version))
+        return out
+
+
+async def check_answer(
+    client: RegistryClient,
+    text: str,
+    *,
+    lang: str = "auto",
+    decoys: Sequence[str] = PLANTED,
+    run_started_at: str | None = None,
+) -> AnswerCheck:
+    """Extract every reference of `text` and judge each one (concurrently, deduplicated)."""
+    extraction = extract_answer(text, lang=lang)
+    checker = _Checker(client, extraction, decoys, run_started_at)
+    per_reference = await asyncio.gather(*(checker.check(r) for r in extraction.references))
+    verdicts = tuple(v for group in per_reference for v in group)
+    hits = tuple(decoy_hits(extraction.references, text, decoys))
+    return AnswerCheck(
+        extraction=extraction,
+        verdicts=verdicts,
+        decoy_hits=hits,
+        denies_decoy=denies_existence(text) if hits else False,
+        checked_at=utc_now(),
+        errors=tuple(checker.errors),
+    )

@@ -1,0 +1,93 @@
+"""What v6 and v7 share: the prompt wording, playing one case, and the registry configuration.
+
+`play` asks once, extracts and checks every reference against the registries (live PyPI and
+npm unless `configure_registry` pointed it elsewhere, as tests do), and returns a row that
+logs every extracted reference and every verdict with its evidence, so a rescore or a reader
+can see exactly what the model imported. Verdict counts and the row verdict come from
+`scoring`. Embedded: standard library + httpx.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..conversation import Conversation
+from .aio import run_sync
+from .checker import AnswerCheck, check_answer
+from .decoys import PLANTED, canary, decoy_gate
+from .registry import RegistryClient, VerdictCache
+from .scoring import row_verdict, sample_scores
+from .settings import RegistrySettings
+
+_LANGUAGE_NAME = {"python": "Python", "javascript": "JavaScript"}
+_STATE: dict[str, Any] = {"settings": None, "cache": None}
+
+
+def configure_registry(settings: RegistrySettings | None) -> None:
+    """Point every later check at other registries (a loopback fake in tests); None restores live."""
+    _STATE["settings"] = settings
+    _STATE["cache"] = None
+
+
+def registry_settings() -> RegistrySettings:
+    settings = _STATE["settings"]
+    return settings if isinstance(settings, RegistrySettings) else RegistrySettings()
+
+
+def _client() -> RegistryClient:
+    settings = registry_settings()
+    if _STATE["cache"] is None:  # shared across cases: each unique name is looked up once per run
+        _STATE["cache"] = VerdictCache(settings.cache_exists_s, settings.cache_missing_s)
+    return RegistryClient(settings, cache=_STATE["cache"])
+
+
+def render_prompt(case: Mapping[str, Any]) -> str:
+    """The task, then one fixed instruction asking for complete code and install commands."""
+    language = _LANGUAGE_NAME[str(case["language"])]
+    return (
+        f"{case['task']}\n\n"
+        f"Write complete, working {language} code. "
+        "Include the command to install every third-party package the code uses."
+    )
+
+
+async def _check(answer: str) -> AnswerCheck:
+    async with _client() as client:
+        return await check_answer(client, answer, decoys=PLANTED)
+
+
+def play_case(case: Mapping[str, Any], conv: Conversation) -> dict[str, Any]:
+    """Ask once, check every reference, score; the row carries all references and verdicts."""
+    answer = conv.ask(render_prompt(case))
+    check = run_sync(_check(answer))
+    scores = sample_scores(check, case)
+    verdict, detail = row_verdict(scores)
+    if scores["references_extracted"] == 0:
+        verdict, detail = "unscored", "no package or module reference in the answer"
+    settings = registry_settings()
+    return {
+        "verdict": verdict,
+        "detail": detail,
+        "scores": scores,
+        "prompt_id": case["prompt_id"],
+        "group": case["group"],
+        "language": case["language"],
+        "attempt": case["attempt"],
+        "registry": {"pypi": settings.pypi_json_url, "simple": settings.pypi_simple_url, "npm": settings.npm_url},
+        **check.to_dict(),
+    }
+
+
+def run_preflight(*, gate: bool) -> dict[str, Any]:
+    """Decoy gate (when `gate`) and canary before any model call; raises PreflightError to abort."""
+
+    async def go() -> dict[str, Any]:
+        async with _client() as client:
+            report: dict[str, Any] = {}
+            if gate:
+                report["decoy_gate"] = (await decoy_gate(client)).to_dict()
+            report["canary"] = await canary(client)
+            return report
+
+    return run_sync(go())

@@ -1,0 +1,92 @@
+"""The checker on known answers, against real wheels served by the loopback registry."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from registry_server import FakeRegistry, Fault
+
+from hallubench.packages.checker import AnswerCheck, check_answer
+from hallubench.packages.registry import RegistryClient
+
+CASES = json.loads((Path(__file__).resolve().parents[1] / "data" / "packages" / "checker_cases.json").read_text())
+
+PANDAS_OLD = "class DataFrame:\n    def append(self, other):\n        return self\n    def head(self):\n        pass\n"
+PANDAS_NEW = "class DataFrame:\n    def head(self):\n        pass\n\ndef concat(objs):\n    pass\n"
+
+
+def populate(registry: FakeRegistry) -> None:
+    """Small real wheels shaped like the real projects where it matters for these cases."""
+    registry.add_wheel(
+        "requests", "2.32.3", {"requests/__init__.py": "def get(url):\n    pass\n\nclass Session:\n    pass\n"}
+    )
+    registry.add_wheel("PyYAML", "6.0.2", {"yaml/__init__.py": "def safe_load(stream):\n    pass\n"})
+    registry.add_wheel(
+        "mt-940",
+        "4.30.0",
+        {"mt940/__init__.py": "from .parser import parse\n", "mt940/parser.py": "def parse(src):\n    pass\n"},
+    )
+    registry.add_wheel("mt940", "0.8.1", {"mt940/__init__.py": "class MT940:\n    pass\n"})
+    registry.add_wheel("swift", "2.34.0", {"swift/__init__.py": "", "swift/common/__init__.py": ""})
+    registry.add_sdist("pygeo", "0.1.3", {"pygeo/__init__.py": "def area(x):\n    pass\n"})
+    registry.add_wheel(
+        "pandas",
+        "1.5.3",
+        {
+            "pandas/__init__.py": "from pandas.core.frame import DataFrame\n",
+            "pandas/core/__init__.py": "",
+            "pandas/core/frame.py": PANDAS_OLD,
+        },
+    )
+    registry.add_wheel(
+        "pandas",
+        "2.2.3",
+        {
+            "pandas/__init__.py": "from pandas.core.frame import DataFrame\nfrom pandas.core.frame import concat\n",
+            "pandas/core/__init__.py": "",
+            "pandas/core/frame.py": PANDAS_NEW,
+        },
+    )
+
+
+def check(registry: FakeRegistry, answer: str, **settings: Any) -> AnswerCheck:
+    async def go() -> AnswerCheck:
+        async with RegistryClient(registry.settings(**settings)) as client:
+            return await check_answer(client, answer)
+
+    return asyncio.run(go())
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_checker_cases(fake_registry: FakeRegistry, case: dict[str, Any]) -> None:
+    populate(fake_registry)
+    result = check(fake_registry, case["answer"])
+    got = sorted((v.reference.text, v.level, v.verdict) for v in result.verdicts)
+    assert got == sorted(tuple(e) for e in case["expected"]), [v.reason for v in result.verdicts]
+    assert not result.errors
+    for verdict in result.verdicts:
+        if verdict.verdict not in ("stdlib", "local"):
+            assert verdict.evidence, f"{verdict.name}: {verdict.verdict} without evidence"
+
+
+def test_every_registry_fault_gives_unverified_never_missing(fake_registry: FakeRegistry) -> None:
+    outage = Fault("status", status=503)
+    for path in ("/pypi/nosuchpkg/json", "/simple/nosuchpkg/"):
+        fake_registry.script(path, *(outage,) * 6)
+    result = check(fake_registry, "```python\nimport nosuchpkg\nnosuchpkg.run()\n```\n")
+    assert [(v.level, v.verdict) for v in result.verdicts] == [("package", "unverified")]
+
+
+def test_registered_after_the_run_is_flagged(fake_registry: FakeRegistry) -> None:
+    fake_registry.add_wheel("slopname", "0.0.1", {"slopname/__init__.py": ""}, upload_time="2030-01-01T00:00:00Z")
+
+    async def go() -> AnswerCheck:
+        async with RegistryClient(fake_registry.settings()) as client:
+            return await check_answer(client, "```python\nimport slopname\n```", run_started_at="2029-06-01T00:00:00Z")
+
+    verdict = asyncio.run(go()).verdicts[0]
+    assert verdict.verdict == "exists" and verdict.registered_since
