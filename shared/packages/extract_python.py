@@ -150,7 +150,14 @@ class _Collector(ast.NodeVisitor):
         module = node.module or ""
         if node.level:
             text = "." * node.level + (module or ",".join(alias.name for alias in node.names))
-            self._add(source="import", text=text, module=text, lineno=node.lineno, classification="local")
+            self._add(
+                source="import",
+                text=text,
+                module=text,
+                lineno=node.lineno,
+                classification="local",
+                note="relative import",
+            )
             return
         names = [alias for alias in node.names if alias.name != "*"]
         symbols = tuple((alias.name,) for alias in names)
