@@ -1,0 +1,235 @@
+"""The Python symbol gate: does `module` (and `chain`) exist in the published distribution?
+
+Verdicts: `found`, `missing-symbol`, `missing-submodule`, `removed-api` (absent now, present in
+an older release: a stale API, not an invention), `unverified` (compiled without stubs,
+dynamic, download failed, unmapped import). An import name can belong to several
+distributions (`mt940`: `mt-940` and `mt940`), so every plausible candidate is checked: found
+in any is found, naming it, and the other candidates are recorded as ambiguity. A definite
+"missing" needs every candidate that ships the module to agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .distmap import DistCandidate
+from .evidence import Evidence, utc_now
+from .pyindex import Lookup, ModuleTree
+from .registry import RegistryClient
+from .wheel_index import (
+    ArchiveError,
+    ArtifactChoice,
+    choose_artifact,
+    is_final_release,
+    open_artifact,
+    release_files,
+    version_key,
+)
+
+MISSING = ("missing-symbol", "missing-submodule", "missing-subpath")
+
+
+@dataclass(frozen=True)
+class SymbolVerdict:
+    """Symbol-level answer with the candidate it was decided in and the evidence read."""
+
+    verdict: str
+    reason: str
+    candidate: str | None
+    ambiguity: tuple[str, ...]
+    evidence: tuple[Evidence, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "reason": self.reason,
+            "candidate": self.candidate,
+            "ambiguity": list(self.ambiguity),
+            "evidence": [e.to_dict() for e in self.evidence],
+        }
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    verdict: str  # a SymbolVerdict verdict, or "not-provided" / "package-missing"
+    reason: str
+    label: str  # "dist==version"
+    evidence: tuple[Evidence, ...]
+
+
+async def check_python_symbol(
+    client: RegistryClient, candidates: Sequence[DistCandidate], module: str, chain: Sequence[str]
+) -> SymbolVerdict:
+    """Check `module` and up to two links of `chain` in each candidate distribution."""
+    if not candidates:
+        note = Evidence("", None, utc_now(), f"no distribution known for {module}")
+        return SymbolVerdict("unverified", "unmapped-import: no candidate distribution", None, (), (note,))
+    outcomes = [await _check_candidate(client, c, module, tuple(chain)) for c in candidates]
+    labels = tuple(o.label for o in outcomes)
+    evidence = tuple(e for o in outcomes for e in o.evidence)
+    decisive = [o for o in outcomes if o.verdict not in ("not-provided", "package-missing")]
+    for outcome in decisive:
+        if outcome.verdict == "found":
+            others = tuple(o.label for o in decisive if o.label != outcome.label)
+            return SymbolVerdict("found", outcome.reason, outcome.label, others, evidence)
+    if not decisive:
+        why = "; ".join(f"{o.label}: {o.reason}" for o in outcomes)
+        return SymbolVerdict("unverified", f"no candidate ships {module.split('.')[0]}: {why}", None, labels, evidence)
+    unsure = [o for o in decisive if o.verdict == "unverified"]
+    if unsure:
+        why = "; ".join(f"{o.label}: {o.reason}" for o in unsure)
+        others = tuple(o.label for o in decisive if o.label != unsure[0].label)
+        return SymbolVerdict("unverified", why, unsure[0].label, others, evidence)
+    chosen = next((o for o in decisive if o.verdict == "removed-api"), decisive[0])
+    others = tuple(o.label for o in decisive if o.label != chosen.label)
+    return SymbolVerdict(chosen.verdict, chosen.reason, chosen.label, others, evidence)
+
+
+async def _check_candidate(
+    client: RegistryClient, candidate: DistCandidate, module: str, chain: tuple[str, ...]
+) -> _Outcome:
+    dist = candidate.distribution
+    package, document = await client.document("pypi", dist)
+    label = f"{package.canonical_name or dist}"
+    if package.verdict == "missing":
+        return _Outcome("package-missing", f"{dist} is not on PyPI", label, package.evidence)
+    if package.verdict != "exists" or document is None:
+        return _Outcome("unverified", f"registry: {package.reason}", label, package.evidence)
+    version = candidate.version or package.latest_version or ""
+    label = f"{label}=={version}"
+    opened = await _open(client, document, package.canonical_name or dist, version)
+    if isinstance(opened, _Outcome):
+        return _Outcome(opened.verdict, opened.reason, label, package.evidence + opened.evidence)
+    tree, choice = opened
+    verdict, reason = await _judge(tree, module, chain)
+    evidence = (*package.evidence, *tree.archive.evidence, _summary(choice, tree))
+    if verdict not in MISSING:
+        return _Outcome(verdict, f"{reason} [{choice.filename}]", label, evidence)
+    older = await _present_in_older(client, document, package.canonical_name or dist, version, module, chain)
+    if older is not None:
+        old_version, old_reason, old_evidence = older
+        why = f"{reason} in {version}, but present in {old_version} ({old_reason})"
+        return _Outcome("removed-api", why, label, evidence + old_evidence)
+    return _Outcome(verdict, f"{reason} [{choice.filename}]", label, evidence)
+
+
+async def _open(
+    client: RegistryClient, document: dict[str, Any], dist: str, version: str
+) -> tuple[ModuleTree, ArtifactChoice] | _Outcome:
+    files = release_files(document, version)
+    if files is None:
+        return _Outcome("unverified", f"version {version} of {dist} is not on PyPI", "", ())
+    choice = choose_artifact(dist, version, files, client.settings)
+    if choice is None:
+        return _Outcome("unverified", f"no usable wheel or sdist for {dist} {version}", "", ())
+    try:
+        archive = await open_artifact(client, choice)
+    except ArchiveError as exc:
+        return _Outcome("unverified", f"download failed: {exc.reason}", "", exc.evidence)
+    return ModuleTree(archive, sdist=choice.kind == "sdist"), choice
+
+
+def _summary(choice: ArtifactChoice, tree: ModuleTree) -> Evidence:
+    note = f"read {choice.kind} {choice.filename}: {tree.archive.bytes_read} bytes of {choice.size or '?'}"
+    return Evidence(choice.url, 200, utc_now(), note)
+
+
+async def _judge(tree: ModuleTree, module: str, chain: tuple[str, ...]) -> tuple[str, str]:
+    parts = module.split(".")
+    if not tree.is_module(parts[0]):
+        return "not-provided", f"does not ship top-level module {parts[0]}"
+    for i in range(1, len(parts)):
+        prefix = ".".join(parts[: i + 1])
+        if tree.is_module(prefix):
+            continue
+        parent = ".".join(parts[:i])
+        bound = await tree.lookup(parent, parts[i])
+        if bound.kind == "dynamic":
+            return "unverified", f"dynamic: {bound.reason}"
+        if bound.kind == "found" and bound.module is None:
+            return "unverified", f"{prefix} is an attribute, not a module file ({bound.reason})"
+        return "missing-submodule", f"no module {prefix}"
+    if not chain:
+        return "found", f"module {module}"
+    first = await tree.lookup(module, chain[0])
+    name = f"{module}.{chain[0]}"
+    if first.kind != "found":
+        return _from_lookup(first, name, "missing-symbol")
+    if len(chain) == 1:
+        return "found", first.reason
+    second_name = f"{name}.{chain[1]}"
+    if first.module is not None:
+        second = await tree.lookup(first.module, chain[1])
+    elif first.class_ref is not None:
+        second = await tree.class_member(*first.class_ref, chain[1])
+    else:
+        return "unverified", f"{name} is not a class or module here; {chain[1]!r} not checkable statically"
+    verdict, reason = _from_lookup(second, second_name, "missing-symbol")
+    if verdict == "found" and len(chain) > 2:
+        reason += f" (links after {chain[1]} not checked)"
+    return verdict, reason
+
+
+def _from_lookup(lookup: Lookup, name: str, missing: str) -> tuple[str, str]:
+    if lookup.kind == "found":
+        return "found", lookup.reason
+    if lookup.kind == "dynamic":
+        return "unverified", f"dynamic: {lookup.reason}"
+    return missing, f"{name} not found: {lookup.reason}"
+
+
+def older_releases(document: dict[str, Any], current: str, limit: int) -> list[str]:
+    """A few earlier final releases spread over history: previous minor, previous majors.
+
+    Removals usually happen at major boundaries (pandas 2.0, Flask 3.0), so the last release
+    of the previous minor series and of the two previous major series are checked first.
+    """
+    releases = document.get("releases")
+    if not isinstance(releases, dict) or limit <= 0:
+        return []
+    key = version_key(current)[0]
+    earlier = sorted(
+        (v for v, files in releases.items() if files and is_final_release(v) and version_key(v)[0] < key),
+        key=version_key,
+    )
+    if not earlier:
+        return []
+    picks: list[str] = []
+    major = key[0] if key else 0
+    minor = key[:2]
+    same_major = [v for v in earlier if version_key(v)[0][:1] == (major,) and version_key(v)[0][:2] != minor]
+    if same_major:
+        picks.append(same_major[-1])
+    for lower in range(major - 1, -1, -1):
+        series = [v for v in earlier if version_key(v)[0][:1] == (lower,)]
+        if series:
+            picks.append(series[-1])
+        if len(picks) >= limit + 1:
+            break
+    if not picks:
+        picks.append(earlier[-1])
+    return list(dict.fromkeys(picks))[:limit]
+
+
+async def _present_in_older(
+    client: RegistryClient,
+    document: dict[str, Any],
+    dist: str,
+    current: str,
+    module: str,
+    chain: tuple[str, ...],
+) -> tuple[str, str, tuple[Evidence, ...]] | None:
+    evidence: list[Evidence] = []
+    for version in older_releases(document, current, client.settings.older_releases_checked):
+        opened = await _open(client, document, dist, version)
+        if isinstance(opened, _Outcome):
+            evidence.extend(opened.evidence)
+            continue
+        tree, choice = opened
+        verdict, reason = await _judge(tree, module, chain)
+        evidence.extend((*tree.archive.evidence, _summary(choice, tree)))
+        if verdict == "found":
+            return version, f"{reason} [{choice.filename}]", tuple(evidence)
+    return None
