@@ -31,14 +31,32 @@ def configure_registry(settings: RegistrySettings | None) -> None:
 
 
 def registry_settings() -> RegistrySettings:
+    """Configured settings, else `HALLUBENCH_PYPI_URL` / `HALLUBENCH_NPM_URL`, else the live registries.
+
+    Read at play time only (never at import or render), so a task file run as a subprocess can
+    be pointed at a loopback registry; every row records the URLs it used.
+    """
     settings = _STATE["settings"]
-    return settings if isinstance(settings, RegistrySettings) else RegistrySettings()
+    if isinstance(settings, RegistrySettings):
+        return settings
+    import os
+
+    values: dict[str, Any] = {}
+    pypi = os.environ.get("HALLUBENCH_PYPI_URL", "").rstrip("/")
+    if pypi:
+        values.update(pypi_json_url=f"{pypi}/pypi", pypi_simple_url=f"{pypi}/simple")
+    npm = os.environ.get("HALLUBENCH_NPM_URL", "").rstrip("/")
+    if npm:
+        values["npm_url"] = npm
+    return RegistrySettings(**values)
 
 
 def _client() -> RegistryClient:
     settings = registry_settings()
-    if _STATE["cache"] is None:  # shared across cases: each unique name is looked up once per run
+    if _STATE["cache"] is None or _STATE.get("cache_for") != settings:
+        # shared across the cases of a run: each unique name is looked up once
         _STATE["cache"] = VerdictCache(settings.cache_exists_s, settings.cache_missing_s)
+        _STATE["cache_for"] = settings
     return RegistryClient(settings, cache=_STATE["cache"])
 
 
