@@ -13,6 +13,7 @@ from hallubench.conversation import ModelCallError
 from hallubench.packages import task_v7
 from hallubench.packages.cases import v7_cases
 from hallubench.packages.protocol import configure_registry
+from hallubench.packages.report import markdown_report
 from hallubench.packages.scoring import rate
 from hallubench.rows import play_row
 
@@ -99,6 +100,9 @@ def test_aggregate_rates_breakdowns_and_error_rows(registry: FakeRegistry) -> No
     assert set(metrics["by_group"]) == {"A", "B"} and set(metrics["by_language"]) == {"python"}
     assert metrics["per_prompt"]["B02"] == {"attempts": 2, "fail": 1, "pass": 1, "unscored": 0}
     assert any("error" in flag for flag in result["flags"])
+    report = markdown_report(result, model="scripted")
+    assert "50.0 % (1/2, 95 % CI" in report and "> **flag:** 1 row(s) ended in an error" in report
+    assert "| B02 | 2 | 1 | 1 | 0 |" in report
 
 
 def test_a_run_without_any_reference_is_flagged(registry: FakeRegistry) -> None:

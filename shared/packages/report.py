@@ -1,0 +1,70 @@
+"""A Markdown report of one model's hallucinated-packages metrics (from `aggregate`).
+
+Every rate is printed with its numerator, denominator, Wilson interval and unverified share,
+because a rate without its denominator hid the original benchmark's failure (0 % of nothing).
+Flags come first. Pure text formatting: standard library only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+_RATES = (
+    ("per_reference", "hallucinated_package_rate", "hallucinated packages (per reference)"),
+    ("per_sample", "hallucinated_package_rate", "samples with a hallucinated package"),
+    ("per_reference", "hallucinated_function_rate", "hallucinated functions (per reference)"),
+    ("per_sample", "hallucinated_function_rate", "samples with a hallucinated function"),
+    ("per_reference", "removed_api_rate", "removed APIs used (per reference)"),
+    ("per_sample", "adversarial_pass_rate", "adversarial pass rate (group B samples)"),
+)
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f} %"
+
+
+def format_rate(rate: Mapping[str, Any]) -> str:
+    """`12.5 % (1/8, 95 % CI 2.2-47.1 %), unverified 2 (20.0 %)`."""
+    ci = rate.get("ci95")
+    interval = f", 95 % CI {_pct(ci[0])}-{_pct(ci[1])}" if ci else ""
+    share = rate.get("unverified_share")
+    return (
+        f"{_pct(rate.get('rate'))} ({rate['numerator']}/{rate['denominator']}{interval}), "
+        f"unverified {rate['unverified']} ({_pct(share)})"
+    )
+
+
+def _table(title: str, blocks: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    lines = [f"### {title}", "", "| | samples | " + " | ".join(label for _, _, label in _RATES) + " |"]
+    lines.append("|---" * (len(_RATES) + 2) + "|")
+    for key, block in blocks.items():
+        cells = [format_rate(block[level][name]) for level, name, _ in _RATES]
+        lines.append(f"| {key} | {block['samples']} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
+def markdown_report(result: Mapping[str, Any], *, model: str = "") -> str:
+    """The whole report for one model as Markdown."""
+    metrics = result["metrics"]
+    lines = [f"## hallucinated-packages{': ' + model if model else ''}", ""]
+    for flag in result.get("flags", []):
+        lines.append(f"> **flag:** {flag}")
+    if result.get("flags"):
+        lines.append("")
+    verdicts = metrics["verdicts"]
+    lines.append(
+        f"Rows: {metrics['rows']} (pass {verdicts['pass']}, fail {verdicts['fail']}, unscored {verdicts['unscored']}, "
+        f"error {verdicts['error']}); references extracted: {metrics['references_extracted']} "
+        f"({metrics['third_party_references']} third-party); partially parsed rows: {metrics['partially_parsed_rows']}."
+    )
+    lines.append("")
+    lines += _table("Overall", {"all": metrics["overall"]})
+    lines += _table("By group", metrics["by_group"])
+    lines += _table("By language", metrics["by_language"])
+    lines += ["### Attempts per prompt", "", "| prompt | attempts | fail | pass | unscored |", "|---|---|---|---|---|"]
+    for prompt, counts in metrics["per_prompt"].items():
+        lines.append(
+            f"| {prompt} | {counts['attempts']} | {counts['fail']} | {counts['pass']} | {counts['unscored']} |"
+        )
+    return "\n".join(lines) + "\n"
