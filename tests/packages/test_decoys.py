@@ -12,7 +12,9 @@ from registry_server import FakeRegistry, Fault
 
 from hallubench.packages.decoys import (
     PLANTED,
+    CanaryFailed,
     DecoyCompromised,
+    canary,
     decoy_gate,
     decoy_hits,
     denies_existence,
@@ -93,3 +95,29 @@ def test_gate_refuses_to_start_when_a_decoy_cannot_be_confirmed_missing(fake_reg
     fake_registry.script("/npm/wav-mfcc-lite", outage, outage, outage, outage)
     with pytest.raises(DecoyCompromised, match=r"wav-mfcc-lite.*unverified"):
         _gate(fake_registry)
+
+
+def _canary(registry: FakeRegistry) -> Any:
+    async def go() -> Any:
+        async with RegistryClient(registry.settings()) as client:
+            return await canary(client)
+
+    return asyncio.run(go())
+
+
+def test_canary_passes_on_a_checker_that_tells_known_answers_apart(fake_registry: FakeRegistry) -> None:
+    fake_registry.add_wheel("requests", "2.32.3", {"requests/__init__.py": "def get(url):\n    pass\n"})
+    report = _canary(fake_registry)
+    assert report["failed"] == []
+    assert {name: check["verdict"] for name, check in report["checks"].items()} == {
+        "real_package": "exists",
+        "missing_package": "missing",
+        "real_function": "found",
+        "nonsense_function": "missing-symbol",
+    }
+
+
+def test_canary_aborts_when_the_real_function_is_not_found(fake_registry: FakeRegistry) -> None:
+    fake_registry.add_wheel("requests", "2.32.3", {"requests/__init__.py": "def post(url):\n    pass\n"})
+    with pytest.raises(CanaryFailed, match="real_function: got missing-symbol, expected found"):
+        _canary(fake_registry)
