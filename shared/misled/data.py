@@ -101,18 +101,18 @@ def default_cache_path() -> Path:
     return Path(base) / "hallubench" / f"humanevalpack-python-{SOURCE_COMMIT[:12]}.jsonl"
 
 
-def fetch_pinned(cache: Path, *, timeout_s: float = 60.0) -> bytes:
-    """The pinned file, from the cache or from GitHub; its whole-file sha256 must match."""
+def fetch_pinned(cache: Path, *, url: str = SOURCE_URL, timeout_s: float = 60.0) -> bytes:
+    """The pinned file, from the cache or from `url` (GitHub); its whole-file sha256 must match."""
     if cache.is_file():
         data = cache.read_bytes()
         if sha256_bytes(data) == SOURCE_FILE_SHA256:
             return data
     try:
-        with urllib.request.urlopen(SOURCE_URL, timeout=timeout_s) as response:
+        with urllib.request.urlopen(url, timeout=timeout_s) as response:
             data = bytes(response.read())
     except (urllib.error.URLError, OSError) as exc:
         raise DataError(
-            f"could not download HumanEvalPack from {SOURCE_URL}: {exc}. Offline? Point "
+            f"could not download HumanEvalPack from {url}: {exc}. Offline? Point "
             f"--data or ${ENV_VAR} at a local copy of humanevalpack.jsonl (it is verified)."
         ) from exc
     digest = sha256_bytes(data)

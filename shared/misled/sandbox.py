@@ -260,7 +260,7 @@ class _Run:
     def _watch(self, process: subprocess.Popen[bytes], result_fd: int) -> str:
         """Wait while results keep coming; kill a session that makes no progress for too long."""
         allowance = self.limits.item_timeout_s + self.limits.startup_s
-        last_size = -1
+        last_size = 0  # the results file starts empty: no record yet is no progress
         while True:
             try:
                 code = process.wait(timeout=allowance)
