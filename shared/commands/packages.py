@@ -36,6 +36,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     gate.add_argument("--json", action="store_true")
     _registry_options(gate)
     gate.set_defaults(handler=_gate)
+
     def usage(args: argparse.Namespace) -> int:
         parser.print_help()
         return 2
