@@ -291,8 +291,13 @@ def _stored_task(tasks: list[TaskDecorator], validation: Validation) -> TaskDeco
     return None
 
 
-def validate_task_source(source: str, path: str, expected_slug: str | None = None) -> Validation:
-    """Every problem that would make Kaggle reject the file or produce no result."""
+def validate_task_source(
+    source: str, path: str, expected_slug: str | None = None, *, convert: bool = True
+) -> Validation:
+    """Every problem that would make Kaggle reject the file or produce no result.
+
+    `convert=False` skips the notebook conversion (importing jupytext takes seconds) for
+    callers that only need the stored task and its slug."""
     validation = Validation(path=path)
     tree = _parse(source, path, validation)
     if tree is not None:
@@ -315,7 +320,8 @@ def validate_task_source(source: str, path: str, expected_slug: str | None = Non
                 )
             validation.problems.extend(_run_call_problems(tree, task))
     try:
-        validation.notebook = convert_to_notebook(source)
+        if convert:
+            validation.notebook = convert_to_notebook(source)
     except Exception as error:  # jupytext raises many types; any of them stops the push
         validation.problems.append(
             Problem("notebook-conversion", f"jupytext cannot convert the file to a notebook: {error}")
@@ -326,7 +332,7 @@ def validate_task_source(source: str, path: str, expected_slug: str | None = Non
     return validation
 
 
-def validate_task_file(path: Path, expected_slug: str | None = None) -> Validation:
+def validate_task_file(path: Path, expected_slug: str | None = None, *, convert: bool = True) -> Validation:
     """`validate_task_source` on a file; an unreadable or non-.py file is a problem too."""
     shown = str(path)
     if path.suffix != ".py":
@@ -335,7 +341,7 @@ def validate_task_file(path: Path, expected_slug: str | None = None) -> Validati
         source = path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         return Validation(shown, [Problem("unreadable", f"cannot read the file as UTF-8: {error}")])
-    return validate_task_source(source, shown, expected_slug)
+    return validate_task_source(source, shown, expected_slug, convert=convert)
 
 
 @dataclass(frozen=True)

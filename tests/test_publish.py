@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 import requests
 
+from hallubench import specs
 from hallubench.cli import main
 from hallubench.hashing import sha256_bytes
 from hallubench.kaggle_access import CredentialSource, _no_network_and_quiet, find_credentials
 from hallubench.lockfile import Lock, LockEntry, write_lock
-from hallubench.publish import validate_task_file
+from hallubench.publish import slugify_task_name, validate_task_file
 
 from support_kaggle.fake_kaggle_api import ERRORED, FakeKaggleApi
 from support_kaggle.harness import clean_env, kaggle_test_env, run_hallubench, running_fake
@@ -379,3 +380,19 @@ def test_import_guard_blocks_http_and_restores_the_environment(
         fake.stop()
     assert "muted" not in capsys.readouterr().out
     assert {name: os.environ.get(name) for name in watched} == before
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("protocol_id", [spec.protocol_id for spec in specs.PROTOCOLS])
+def test_every_generated_task_file_would_push(
+    protocol_id: str, repo_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The protocol name resolves to its built task file, which passes every check."""
+    (spec,) = specs.find(protocol_id)
+    monkeypatch.delenv("HALLUBENCH_ROOT", raising=False)
+    monkeypatch.chdir(repo_root)
+    code = main(["push", protocol_id, "--dry-run"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert f"task file:    {repo_root / spec.task_path}" in out
+    assert f"Kaggle slug:  {slugify_task_name(spec.task_name)} " in out

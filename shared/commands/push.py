@@ -35,11 +35,12 @@ DIR/<task-slug>/<version>/<model>/<run id>/, then list how many *.run.json files
 has. TASK is a protocol, a task .py file, or a Kaggle task slug (`slug` or `owner/slug`).
 """
 
-CREDENTIALS_EPILOG = (
-    "Credentials: KAGGLE_API_TOKEN, ~/.kaggle/access_token, ~/.kaggle/kaggle.json "
-    "(or KAGGLE_USERNAME/KAGGLE_KEY), or `kaggle auth login`. "
-    "Exit codes: 0 ok, 1 Kaggle error, 2 invalid task or arguments, 3 no usable credentials."
-)
+CREDENTIALS_EPILOG = """\
+credentials: KAGGLE_API_TOKEN, ~/.kaggle/access_token, ~/.kaggle/kaggle.json
+  (or KAGGLE_USERNAME and KAGGLE_KEY), or `kaggle auth login`
+exit codes: 0 done, 1 Kaggle reported an error, 2 invalid task or arguments
+  (nothing sent), 3 no usable Kaggle credentials
+"""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -218,7 +219,7 @@ def _download_slug(task: str, target: TaskTarget) -> str:
     if target.protocol_slug_source is not None:
         return slugify_task_name(target.protocol_slug_source)
     if target.path is not None:
-        validation = validate_task_file(target.path)
+        validation = validate_task_file(target.path, convert=False)
         if validation.slug is None:
             problems = "\n".join(p.render(validation.path) for p in validation.problems)
             raise TaskNotFound(f"cannot tell the stored task of {target.path}:\n{problems}")
