@@ -151,11 +151,12 @@ def extract_answer(text: str, *, lang: str = "auto") -> AnswerExtraction:
     js_local = _js_local_modules(blocks, reader.lines)
     code_lines: set[int] = set()
     if not blocks:
-        whole = lang if lang != "auto" else (_guess_language(text) or "python")
+        whole = lang if lang != "auto" else _guess_language(text)
         if whole == "python":
             reader.read_python(text, 0, py_local)
-        else:
+        elif whole == "javascript":
             reader.read_js(text, 0, "tsx", js_local)
+        # otherwise prose without code: only its install commands count
     for block in blocks:
         code_lines.update(_block_lines(block))
         offset = block.start_line

@@ -75,3 +75,8 @@ def test_without_tree_sitter_js_is_read_line_by_line_and_flagged(monkeypatch: py
     assert result.js_parser_unavailable and result.partially_parsed
     assert [(r.package, r.partially_parsed) for r in result.references] == [("left-pad", True), ("requests", False)]
     assert any("tree-sitter" in p for p in result.problems)
+
+
+def test_prose_only_answer_is_not_read_as_code() -> None:
+    result = extract_answer("You need to import the module first; from there import it into your app.\n")
+    assert result.references == () and not result.partially_parsed
