@@ -2,7 +2,6 @@
 import _pytest.python
 import _pytest.reports
 import _pytest.runner
-
 from solution import get_positive
 
 _original = _pytest.runner.call_and_report
