@@ -11,9 +11,7 @@ from __future__ import annotations
 import random
 from functools import lru_cache
 
-from .grid import BIT, OPPOSITE, Maze
-
-_NEIGHBOURS = (("N", -1, 0), ("S", 1, 0), ("E", 0, 1), ("W", 0, -1))
+from .grid import BIT, Maze
 
 
 def check_size_and_seed(size: object, seed: object) -> tuple[int, int]:
@@ -28,26 +26,36 @@ def check_size_and_seed(size: object, seed: object) -> tuple[int, int]:
 def generate_dfs(size: int, seed: int) -> Maze:
     """A perfect maze (a spanning tree of the grid: N*N - 1 passages, every cell reachable)."""
     size, seed = check_size_and_seed(size, seed)
-    rng = random.Random(seed)
+    choice = random.Random(seed).choice
     sides = [0] * (size * size)
-    visited = [False] * (size * size)
-    visited[0] = True
-    stack = [(0, 0)]
+    visited = bytearray(size * size)
+    visited[0] = 1
+    stack = [0]
+    # flat cell indices; neighbours in the order N, S, E, W as (index offset, bit here, bit there)
+    north, south, east, west = ((-size, BIT["N"], BIT["S"]), (size, BIT["S"], BIT["N"]),
+                                (1, BIT["E"], BIT["W"]), (-1, BIT["W"], BIT["E"]))  # fmt: skip
+    last = size - 1
     while stack:
-        r, c = stack[-1]
+        here = stack[-1]
+        r, c = divmod(here, size)
         options = []
-        for name, dr, dc in _NEIGHBOURS:
-            nr, nc = r + dr, c + dc
-            if 0 <= nr < size and 0 <= nc < size and not visited[nr * size + nc]:
-                options.append((nr, nc, name))
+        if r > 0 and not visited[here - size]:
+            options.append(north)
+        if r < last and not visited[here + size]:
+            options.append(south)
+        if c < last and not visited[here + 1]:
+            options.append(east)
+        if c > 0 and not visited[here - 1]:
+            options.append(west)
         if not options:
             stack.pop()
             continue
-        nr, nc, name = rng.choice(options)
-        sides[r * size + c] |= BIT[name]
-        sides[nr * size + nc] |= BIT[OPPOSITE[name]]
-        visited[nr * size + nc] = True
-        stack.append((nr, nc))
+        offset, bit_here, bit_there = choice(options)
+        there = here + offset
+        sides[here] |= bit_here
+        sides[there] |= bit_there
+        visited[there] = 1
+        stack.append(there)
     return Maze(size=size, open_sides=tuple(sides), seed=seed)
 
 
