@@ -129,3 +129,13 @@ def test_rows_are_json_and_rescore_identically() -> None:
         for _ in range(2)
     ]
     assert json.dumps(rows[0], sort_keys=True, allow_nan=False) == json.dumps(rows[1], sort_keys=True, allow_nan=False)
+
+
+def test_rows_survive_a_json_round_trip_unchanged() -> None:
+    """Hosted results come back through JSON; a tuple or NaN in a row would break the comparison."""
+    from hallubench.maze.baselines import baseline_rows
+
+    produced = baseline_rows([make_case(5, 3), make_case(5, 3, group="B", mode="interactive")])
+    for rows in produced.values():
+        for row in rows:
+            assert json.loads(json.dumps(row, allow_nan=False)) == row
