@@ -7,6 +7,7 @@ the package a module was loaded under, so it is not compared; its verdict and ki
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -32,10 +33,24 @@ def _same(left: Any, right: Any) -> bool:
     return bool(left == right)
 
 
+def as_struct(value: Any) -> Any:
+    """`normalise` at C speed for JSON-able values: a JSON round trip that reads every number as a float."""
+    try:
+        return json.loads(json.dumps(value), parse_int=float)
+    except (TypeError, ValueError):
+        return normalise(value)
+
+
 def differences(local: dict[str, Any], hosted: dict[str, Any], limit: int = 5) -> list[str]:
     """Paths where the two rows disagree, e.g. `scores.mei: local 0.5 vs hosted 0.4`."""
-    found: list[str] = []
     ignore = IGNORED_WHEN_ERROR if local.get("verdict") == "error" and hosted.get("verdict") == "error" else frozenset()
+    left, right = as_struct(local), as_struct(hosted)
+    for key in ignore:
+        left.pop(key, None)
+        right.pop(key, None)
+    if left == right:
+        return []
+    found: list[str] = []
 
     def walk(left: Any, right: Any, path: str) -> None:
         if len(found) >= limit:
@@ -59,8 +74,8 @@ def differences(local: dict[str, Any], hosted: dict[str, Any], limit: int = 5) -
         if not _same(left, right):
             found.append(f"{path}: re-scored {_short(left)} vs hosted {_short(right)}")
 
-    walk(normalise(local), normalise(hosted), "")
-    return found
+    walk(left, right, "")
+    return found or ["rows differ (NaN or a type the comparison cannot name)"]
 
 
 def _short(value: Any, width: int = 60) -> str:

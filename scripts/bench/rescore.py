@@ -1,0 +1,161 @@
+"""How much does `hallubench rescore` cost compared with merely parsing the same run files?
+
+Writes 10,000 hallumaze rows as kaggle-benchmarks 0.6.2 run files (parent runs with row
+subruns, in the JSON shape kbench writes), whose replies come from the simulated baseline
+agents (random walk, DFS, BFS oracle) played through the frozen task file exactly as a hosted
+run would, then measures in one process:
+
+* baseline: `json.load` of every file;
+* rescore: load the run files, verify every prompt, re-score every reply, recompute metrics.
+
+Prints both times and the ratio; the target is a ratio of at most 3.
+
+    .venv/bin/python scripts/bench/rescore.py [--rows 10000] [--rows-per-file 500]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from hallubench.kaggle_runs import load_runs
+from hallubench.rescore.engine import rescore_runs
+from hallubench.taskfile.reader import FrozenProtocol, read_task_file
+
+ROOT = Path(__file__).resolve().parents[2]
+TASK = ROOT / "tasks" / "hallumaze_v2.py"
+ROLE = {"system": "CONTENT_ROLE_SYSTEM", "user": "CONTENT_ROLE_USER", "assistant": "CONTENT_ROLE_ASSISTANT"}
+
+
+class Recording:
+    """Records the messages a protocol exchanges with a scripted agent."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+        self.messages: list[tuple[str, str]] = []
+
+    def system(self, text: str) -> None:
+        self.messages.append(("system", text))
+
+    def ask(self, text: str) -> str:
+        self.messages.append(("user", text))
+        reply = str(self.agent.ask(text))
+        self.messages.append(("assistant", reply))
+        return reply
+
+
+def _requests(messages: list[tuple[str, str]], chat: str, model: str) -> list[dict[str, Any]]:
+    requests: list[dict[str, Any]] = []
+    pending: list[dict[str, Any]] = []
+    for role, text in messages:
+        sender = {"system": "System", "user": "User"}.get(role, model)
+        pending.append({"parts": [{"text": text}], "role": ROLE[role], "senderName": sender})
+        if role == "assistant":
+            requests.append(
+                {
+                    "contents": pending,
+                    "metrics": {"inputTokens": 100, "outputTokens": 50},
+                    "id": f"{chat}-req-{len(requests) + 1}",
+                }
+            )
+            pending = []
+    return requests
+
+
+def make_runs(folder: Path, rows: int, per_file: int) -> int:
+    """Write `rows` row subruns into parent run files; return the number of files."""
+    task = read_task_file(TASK)
+    with FrozenProtocol(task) as frozen:
+        from hallubench.maze import baselines
+        from hallubench.maze import trial as trial_module
+
+        made = 0
+        files = 0
+        while made < rows:
+            model = f"bench/model-{files:03d}"
+            subruns = []
+            results = []
+            for case in task.cases:
+                if made >= rows or len(subruns) >= per_file:
+                    break
+                agent_name = baselines.AGENTS[(made // len(task.cases)) % len(baselines.AGENTS)]
+                trial = trial_module.load_trial(case)
+                lines, block = baselines.transcript(trial.maze, baselines.agent_walk(agent_name, trial))
+                per_turn = trial.moves_per_turn if trial.mode == "interactive" else None
+                recording = Recording(baselines.AgentConversation(lines, block, per_turn))
+                row = frozen.rows.play_row(
+                    frozen.entry.play, case, recording, protocol_id=task.protocol_id, payload_sha256=task.payload_sha256
+                )
+                row = json.loads(json.dumps(row).replace("NaN", "null"))
+                chat = f"{task.row_task_name}-{made:08x}"
+                subruns.append(
+                    {
+                        "taskVersion": {"versionNumber": 1, "name": task.row_task_name, "description": ""},
+                        "modelVersion": {"slug": model},
+                        "state": "BENCHMARK_TASK_RUN_STATE_COMPLETED",
+                        "startTime": "2026-11-30T00:00:00Z",
+                        "endTime": "2026-11-30T00:00:01Z",
+                        "conversations": [{"id": chat, "requests": _requests(recording.messages, chat, model)}],
+                        "results": [{"type": "AGGREGATED", "dictResult": row}],
+                        "pyRunId": f"{task.row_task_name}-Run #{made + 1}",
+                    }
+                )
+                results.append(row)
+                made += 1
+            headline = float(frozen.entry.aggregate(results)["headline"])
+            parent = {
+                "taskVersion": {"versionNumber": task.version, "name": task.task_name, "description": ""},
+                "modelVersion": {"slug": model},
+                "state": "BENCHMARK_TASK_RUN_STATE_COMPLETED",
+                "conversations": [{"id": f"{task.task_name}-0000000{files}", "requests": []}],
+                "results": [{"type": "AGGREGATED", "numericResult": {"value": headline} if headline else {}}],
+                "subruns": subruns,
+                "pyRunId": f"{task.task_name}-Run #1",
+            }
+            path = folder / f"{task.task_name}-run_id_Run_1_bench_model-{files:03d}.run.json"
+            path.write_text(json.dumps(parent, indent=2, ensure_ascii=True), encoding="utf-8")
+            files += 1
+    return files
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=10_000)
+    parser.add_argument("--rows-per-file", type=int, default=240)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        started = time.perf_counter()
+        files = make_runs(folder, args.rows, args.rows_per_file)
+        size = sum(p.stat().st_size for p in folder.iterdir())
+        print(f"wrote {args.rows} rows in {files} files ({size / 1e6:.1f} MB) in {time.perf_counter() - started:.1f}s")
+        paths = sorted(folder.glob("*.run.json"))
+
+        started = time.perf_counter()
+        for path in paths:
+            with path.open(encoding="utf-8") as handle:
+                json.load(handle)
+        parse_s = time.perf_counter() - started
+
+        task = read_task_file(TASK)
+        started = time.perf_counter()
+        loaded, errors = load_runs(paths)
+        report = rescore_runs(task, [(item.run, str(item.path)) for item in loaded], [str(e) for e in errors])
+        rescore_s = time.perf_counter() - started
+
+    verified = sum(1 for row in report.rows if row.prompt_verified)
+    agree = sum(1 for row in report.rows if row.score_agrees)
+    print(f"json.load only:  {parse_s:.2f}s")
+    print(f"rescore:         {rescore_s:.2f}s  ({verified}/{len(report.rows)} prompts verified, {agree} scores agree)")
+    ratio = rescore_s / parse_s
+    print(f"ratio rescore / json.load: {ratio:.2f}x (target <= 3x) -> {'OK' if ratio <= 3 else 'ABOVE TARGET'}")
+    return 0 if verified == len(report.rows) == args.rows and agree == args.rows else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
