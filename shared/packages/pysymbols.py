@@ -22,10 +22,9 @@ from .wheel_index import (
     ArchiveError,
     ArtifactChoice,
     choose_artifact,
-    is_final_release,
+    older_versions,
     open_artifact,
     release_files,
-    version_key,
 )
 
 MISSING = ("missing-symbol", "missing-submodule", "missing-subpath")
@@ -181,36 +180,11 @@ def _from_lookup(lookup: Lookup, name: str, missing: str) -> tuple[str, str]:
 
 
 def older_releases(document: dict[str, Any], current: str, limit: int) -> list[str]:
-    """A few earlier final releases spread over history: previous minor, previous majors.
-
-    Removals usually happen at major boundaries (pandas 2.0, Flask 3.0), so the last release
-    of the previous minor series and of the two previous major series are checked first.
-    """
+    """Earlier releases of a PyPI project worth checking for a removed API (files present only)."""
     releases = document.get("releases")
-    if not isinstance(releases, dict) or limit <= 0:
+    if not isinstance(releases, dict):
         return []
-    key = version_key(current)[0]
-    earlier = sorted(
-        (v for v, files in releases.items() if files and is_final_release(v) and version_key(v)[0] < key),
-        key=version_key,
-    )
-    if not earlier:
-        return []
-    picks: list[str] = []
-    major = key[0] if key else 0
-    minor = key[:2]
-    same_major = [v for v in earlier if version_key(v)[0][:1] == (major,) and version_key(v)[0][:2] != minor]
-    if same_major:
-        picks.append(same_major[-1])
-    for lower in range(major - 1, -1, -1):
-        series = [v for v in earlier if version_key(v)[0][:1] == (lower,)]
-        if series:
-            picks.append(series[-1])
-        if len(picks) >= limit + 1:
-            break
-    if not picks:
-        picks.append(earlier[-1])
-    return list(dict.fromkeys(picks))[:limit]
+    return older_versions([v for v, files in releases.items() if files], current, limit)
 
 
 async def _present_in_older(

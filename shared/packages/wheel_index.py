@@ -78,6 +78,32 @@ def is_final_release(version: str) -> bool:
     return not _PRE_RELEASE.search(version.split("+")[0])
 
 
+def older_versions(versions: list[str], current: str, limit: int) -> list[str]:
+    """A few earlier final releases spread over history: previous minor, then previous majors.
+
+    Removals usually happen at major boundaries (pandas 2.0, Flask 3.0, Express 5), so the last
+    release of the previous minor series and of the previous major series are checked first.
+    """
+    if limit <= 0:
+        return []
+    key = version_key(current)[0]
+    earlier = sorted((v for v in versions if is_final_release(v) and version_key(v)[0] < key), key=version_key)
+    if not earlier:
+        return []
+    major = key[0] if key else 0
+    picks: list[str] = []
+    same_major = [v for v in earlier if version_key(v)[0][:1] == (major,) and version_key(v)[0][:2] != key[:2]]
+    if same_major:
+        picks.append(same_major[-1])
+    for lower in range(major - 1, -1, -1):
+        series = [v for v in earlier if version_key(v)[0][:1] == (lower,)]
+        if series:
+            picks.append(series[-1])
+        if len(picks) >= limit:
+            break
+    return list(dict.fromkeys(picks or [earlier[-1]]))[:limit]
+
+
 def release_files(document: Mapping[str, Any], version: str) -> list[dict[str, Any]] | None:
     """Files of `version` from a PyPI project document, URLs made absolute; None if no such release."""
     releases = document.get("releases")
