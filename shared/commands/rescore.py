@@ -29,7 +29,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--task", type=Path, help="the task file the runs came from (default: found by task name)")
     parser.add_argument("--json", type=Path, metavar="OUT", help="write the full report as JSON")
     parser.add_argument("--markdown", type=Path, metavar="OUT", help="write the report as Markdown")
-    parser.add_argument("--csv", type=Path, metavar="OUT", help="write one line per row as CSV")
+    parser.add_argument("--csv", type=Path, metavar="OUT", help="write the benchmark's per-model table as CSV")
+    parser.add_argument("--rows-csv", type=Path, metavar="OUT", help="write one line per row (verification) as CSV")
+    parser.add_argument("--pictures", type=Path, metavar="DIR", help="write pictures (e.g. best and worst maze trial)")
+    parser.add_argument(
+        "--human", type=Path, action="append", default=[], metavar="FILE", help="human baseline results (hallumaze)"
+    )
     parser.add_argument("--quiet", action="store_true", help="print only problems")
     parser.set_defaults(handler=run)
 
