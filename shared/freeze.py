@@ -56,9 +56,7 @@ def freeze(root: Path, spec: ProtocolSpec, *, commit: bool = True) -> LockEntry:
     stale = stale_files(root, build_protocol(root, spec))
     if stale:
         names = ", ".join(str(p) for p in stale)
-        raise FreezeError(
-            f"{spec.protocol_id}: stale files ({names}); run `hallubench build {spec.benchmark}` first"
-        )
+        raise FreezeError(f"{spec.protocol_id}: stale files ({names}); run `hallubench build {spec.benchmark}` first")
     entry = lock_entry(root, spec)
     lock.protocols[spec.protocol_id] = entry
     write_lock(root, lock)

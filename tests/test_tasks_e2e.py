@@ -16,6 +16,7 @@ import pytest
 
 from hallubench.build import load_specs
 from hallubench.cli import main
+
 from support.openai_stub import OpenAIStub
 
 pytest.importorskip("kaggle_benchmarks")
