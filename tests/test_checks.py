@@ -343,3 +343,29 @@ def test_cli_in_a_real_process(tmp_path: Path) -> None:
     )
     assert piped.returncode == 0, piped.stderr
     assert piped.stdout.startswith("pass: " + FENCE_DETAIL)
+
+
+# --- embedding ---------------------------------------------------------------------------------
+
+
+def test_module_works_when_embedded_under_another_package() -> None:
+    """Task files carry this module as source; it must run there with the standard library alone."""
+    import ast
+    import sys
+
+    import hallubench.checks
+    from hallubench.embedding import EmbeddedModules
+
+    source = Path(hallubench.checks.__file__).read_text(encoding="utf-8")
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            assert all(alias.name.split(".")[0] in sys.stdlib_module_names for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            assert (node.module or "").split(".")[0] in sys.stdlib_module_names, node.module
+    finder = EmbeddedModules("frozen_checks_probe", {"checks.py": source})
+    try:
+        embedded = finder.load("checks")
+        result = embedded.Check.is_valid_json().run('~~~JSON\r\n{"a": 1}\r\n~~~')
+        assert type(result) is not CheckResult and result.passed and result.value == {"a": 1}
+    finally:
+        finder.uninstall()

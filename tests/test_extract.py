@@ -146,3 +146,26 @@ def test_extract_never_raises_and_always_explains(text: str, language: str) -> N
     result = extract_code(text, language)
     assert result.provenance
     assert result.found == bool(result.code) or result.rule in ("tagged", "sibling-tagged")
+
+
+def test_module_works_when_embedded_under_another_package() -> None:
+    """Task files carry this module as source; it must run there with the standard library alone."""
+    import ast
+    import sys
+
+    import hallubench.extract
+    from hallubench.embedding import EmbeddedModules
+
+    source = Path(hallubench.extract.__file__).read_text(encoding="utf-8")
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            assert all(alias.name.split(".")[0] in sys.stdlib_module_names for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            assert (node.module or "").split(".")[0] in sys.stdlib_module_names, node.module
+    finder = EmbeddedModules("frozen_extract_probe", {"extract.py": source})
+    try:
+        embedded = finder.load("extract")
+        result = embedded.extract_code("```py\nimport os\n```\n", "python")
+        assert result.found and result.code == "import os\n" and result.rule == "tagged"
+    finally:
+        finder.uninstall()
