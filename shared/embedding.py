@@ -52,6 +52,11 @@ class EmbeddedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         code = compile(text, f"<{self.package}/{path}>", "exec", dont_inherit=True)
         exec(code, module.__dict__)
 
+    def get_source(self, fullname: str) -> str | None:
+        """The embedded source of `fullname` (the InspectLoader protocol), e.g. to copy it into a subprocess."""
+        entry = self._sources.get(fullname)
+        return None if entry is None else entry[1]
+
     def install(self) -> None:
         """Put this finder first on sys.meta_path (idempotent)."""
         if self not in sys.meta_path:

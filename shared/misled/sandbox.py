@@ -125,10 +125,6 @@ def _module_source(module: ModuleType) -> str:
         text = get_source(module.__name__)
         if isinstance(text, str) and text:
             return text
-    # Stopgap for an `EmbeddedModules` loader without get_source: it keeps sources by module name.
-    embedded = getattr(loader, "_sources", None)
-    if isinstance(embedded, dict) and module.__name__ in embedded:
-        return str(embedded[module.__name__][1])
     raise SandboxError(f"cannot read the source of {module.__name__}: its loader does not provide it")
 
 
