@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = '3dd6b0aaedecd220847e5acfba950e48bbef27445ca9915800b15354048d5f51'
+HB_PAYLOAD_SHA256 = '57ceafddf077243cd939f8c471434bdf7f0d21dd77f0e504d1f4cd8f9372a978'
 HB_TAG = 'hallumaze/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -58,7 +58,7 @@ class ModelCallError(Exception):
     """The model could not be asked (network, quota, replay ran out): a harness error, never a model failure."""
 '''
 
-# %% embedded module embedding.py sha256=3e481f0e795a9ea1e6764c2e2f5ecee2eeb5b72248fa1bd559829d2c5e826708
+# %% embedded module embedding.py sha256=c31efd3d3fb318af9b56600c96e4fb2ed26a270a792bb7756307f74d6e2fd680
 HB_MODULES['embedding.py'] = r'''"""Load modules from source text held in memory, under a package name chosen by the caller.
 
 Task files carry their core modules as source strings. Both the task file (on Kaggle, where
@@ -112,6 +112,11 @@ class EmbeddedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         path, text, _ = self._sources[module.__name__]
         code = compile(text, f"<{self.package}/{path}>", "exec", dont_inherit=True)
         exec(code, module.__dict__)
+
+    def get_source(self, fullname: str) -> str | None:
+        """The embedded source of `fullname` (the InspectLoader protocol), e.g. to copy it into a subprocess."""
+        entry = self._sources.get(fullname)
+        return None if entry is None else entry[1]
 
     def install(self) -> None:
         """Put this finder first on sys.meta_path (idempotent)."""
@@ -452,7 +457,7 @@ def encode_maze(maze: Maze, lures: Iterable[Lure] = (), *, labels: Labels = ENGL
     return "\n".join(lines)
 '''
 
-# %% embedded module maze/generate.py sha256=0938e81e527527b97a9a1c70348b3aa03b2e2bd38419572fa18a0096829c9d79
+# %% embedded module maze/generate.py sha256=6783b5d94b30cbf9701d8f612df2da5a919d279dbb1c4a28799952a7c7497540
 HB_MODULES['maze/generate.py'] = r'''"""Perfect mazes from a seed: randomized depth-first search, iterative, linear in the number of cells.
 
 The generator draws only from its own `random.Random(seed)` (seed 0 is a seed like any other),
@@ -466,9 +471,7 @@ from __future__ import annotations
 import random
 from functools import lru_cache
 
-from .grid import BIT, OPPOSITE, Maze
-
-_NEIGHBOURS = (("N", -1, 0), ("S", 1, 0), ("E", 0, 1), ("W", 0, -1))
+from .grid import BIT, Maze
 
 
 def check_size_and_seed(size: object, seed: object) -> tuple[int, int]:
@@ -483,26 +486,36 @@ def check_size_and_seed(size: object, seed: object) -> tuple[int, int]:
 def generate_dfs(size: int, seed: int) -> Maze:
     """A perfect maze (a spanning tree of the grid: N*N - 1 passages, every cell reachable)."""
     size, seed = check_size_and_seed(size, seed)
-    rng = random.Random(seed)
+    choice = random.Random(seed).choice
     sides = [0] * (size * size)
-    visited = [False] * (size * size)
-    visited[0] = True
-    stack = [(0, 0)]
+    visited = bytearray(size * size)
+    visited[0] = 1
+    stack = [0]
+    # flat cell indices; neighbours in the order N, S, E, W as (index offset, bit here, bit there)
+    north, south, east, west = ((-size, BIT["N"], BIT["S"]), (size, BIT["S"], BIT["N"]),
+                                (1, BIT["E"], BIT["W"]), (-1, BIT["W"], BIT["E"]))  # fmt: skip
+    last = size - 1
     while stack:
-        r, c = stack[-1]
+        here = stack[-1]
+        r, c = divmod(here, size)
         options = []
-        for name, dr, dc in _NEIGHBOURS:
-            nr, nc = r + dr, c + dc
-            if 0 <= nr < size and 0 <= nc < size and not visited[nr * size + nc]:
-                options.append((nr, nc, name))
+        if r > 0 and not visited[here - size]:
+            options.append(north)
+        if r < last and not visited[here + size]:
+            options.append(south)
+        if c < last and not visited[here + 1]:
+            options.append(east)
+        if c > 0 and not visited[here - 1]:
+            options.append(west)
         if not options:
             stack.pop()
             continue
-        nr, nc, name = rng.choice(options)
-        sides[r * size + c] |= BIT[name]
-        sides[nr * size + nc] |= BIT[OPPOSITE[name]]
-        visited[nr * size + nc] = True
-        stack.append((nr, nc))
+        offset, bit_here, bit_there = choice(options)
+        there = here + offset
+        sides[here] |= bit_here
+        sides[there] |= bit_there
+        visited[there] = 1
+        stack.append(there)
     return Maze(size=size, open_sides=tuple(sides), seed=seed)
 
 

@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'misled-tests/v1'
 HB_PROTOCOL_VERSION = 1
-HB_PAYLOAD_SHA256 = 'a05b907cfb4f82f56b98117b332b9e251ef6086bd2a7fa4ece95cc8d877d4a1c'
+HB_PAYLOAD_SHA256 = '0c81178d52e25baff86e785146711d797115e83f94412db797f4bf9d2d7717e0'
 HB_TAG = 'misled-tests/v1'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -58,7 +58,7 @@ class ModelCallError(Exception):
     """The model could not be asked (network, quota, replay ran out): a harness error, never a model failure."""
 '''
 
-# %% embedded module embedding.py sha256=3e481f0e795a9ea1e6764c2e2f5ecee2eeb5b72248fa1bd559829d2c5e826708
+# %% embedded module embedding.py sha256=c31efd3d3fb318af9b56600c96e4fb2ed26a270a792bb7756307f74d6e2fd680
 HB_MODULES['embedding.py'] = r'''"""Load modules from source text held in memory, under a package name chosen by the caller.
 
 Task files carry their core modules as source strings. Both the task file (on Kaggle, where
@@ -112,6 +112,11 @@ class EmbeddedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         path, text, _ = self._sources[module.__name__]
         code = compile(text, f"<{self.package}/{path}>", "exec", dont_inherit=True)
         exec(code, module.__dict__)
+
+    def get_source(self, fullname: str) -> str | None:
+        """The embedded source of `fullname` (the InspectLoader protocol), e.g. to copy it into a subprocess."""
+        entry = self._sources.get(fullname)
+        return None if entry is None else entry[1]
 
     def install(self) -> None:
         """Put this finder first on sys.meta_path (idempotent)."""
@@ -1229,7 +1234,7 @@ def ensure_pytest(python: str | None = None, *, install: bool = True) -> str:
     return version
 '''
 
-# %% embedded module misled/sandbox.py sha256=a7fd519f55832cb4d79724c0d178770c8965ebb2226e5dcf52659ea405179fbb
+# %% embedded module misled/sandbox.py sha256=f4cc37e57e9cba774266d47b89cef143093e05a34c17c74f8dcc1886c78ee4b5
 HB_MODULES['misled/sandbox.py'] = r'''"""Run a model-written pytest file against several versions of a program, each item isolated.
 
 Design (speed and containment together):
@@ -1357,10 +1362,6 @@ def _module_source(module: ModuleType) -> str:
         text = get_source(module.__name__)
         if isinstance(text, str) and text:
             return text
-    # Stopgap for an `EmbeddedModules` loader without get_source: it keeps sources by module name.
-    embedded = getattr(loader, "_sources", None)
-    if isinstance(embedded, dict) and module.__name__ in embedded:
-        return str(embedded[module.__name__][1])
     raise SandboxError(f"cannot read the source of {module.__name__}: its loader does not provide it")
 
 
@@ -1492,7 +1493,7 @@ class _Run:
     def _watch(self, process: subprocess.Popen[bytes], result_fd: int) -> str:
         """Wait while results keep coming; kill a session that makes no progress for too long."""
         allowance = self.limits.item_timeout_s + self.limits.startup_s
-        last_size = -1
+        last_size = 0  # the results file starts empty: no record yet is no progress
         while True:
             try:
                 code = process.wait(timeout=allowance)
