@@ -275,7 +275,8 @@ class _Checker:
             for chain in reference.instance_symbols:
                 name = f"{reference.package}{'()' if chain[0] == '()' else ''}.{chain[-1]}"
                 if chain[0] == "()":
-                    verdict = SymbolVerdict("unverified", "member of an object built at run time", None, (), ())
+                    why = "member of an object built at run time: not in any export list"
+                    verdict = SymbolVerdict("unverified", why, None, (), package_verdict.evidence)
                 else:
                     verdict = await self._guarded(
                         self._js_symbol(reference.package, reference.subpath, chain[:1], version)

@@ -33,6 +33,11 @@ def populate(registry: FakeRegistry) -> None:
     registry.add_wheel("mt940", "0.8.1", {"mt940/__init__.py": "class MT940:\n    pass\n"})
     registry.add_wheel("swift", "2.34.0", {"swift/__init__.py": "", "swift/common/__init__.py": ""})
     registry.add_sdist("pygeo", "0.1.3", {"pygeo/__init__.py": "def area(x):\n    pass\n"})
+    express_index = "exports.Router = function Router() {};\nexports.json = function json() {};\n"
+    registry.add_npm("express", "4.21.2", {"index.js": express_index}, latest=False)
+    registry.add_npm("express", "5.1.0", {"index.js": express_index})
+    lodash = {"lodash.js": "module.exports = {};\n", "debounce.js": "module.exports = function () {};\n"}
+    registry.add_npm("lodash", "4.17.21", lodash, package_json={"main": "lodash.js"})
     registry.add_wheel(
         "pandas",
         "1.5.3",
