@@ -96,7 +96,7 @@ class FakeRegistry:
     # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> FakeRegistry:
         handler = _make_handler(self)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server = _Server(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
         self._server.block_on_close = False
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
@@ -115,17 +115,7 @@ class FakeRegistry:
         return f"http://{host!s}:{port}"
 
     def settings(self, **overrides: Any) -> RegistrySettings:
-        values: dict[str, Any] = {
-            "pypi_json_url": f"{self.base_url}/pypi",
-            "pypi_simple_url": f"{self.base_url}/simple",
-            "npm_url": f"{self.base_url}/npm",
-            "timeout_s": 2.0,
-            "max_retries": 2,
-            "backoff_base_s": 0.01,
-            "max_retry_after_s": 2.0,
-        }
-        values.update(overrides)
-        return RegistrySettings(**values)
+        return settings_for(self.base_url, **overrides)
 
     @staticmethod
     def refused_url() -> str:
@@ -260,6 +250,21 @@ class FakeRegistry:
         return path
 
 
+def settings_for(base_url: str, **overrides: Any) -> RegistrySettings:
+    """Client settings pointing at a fake registry (short timeouts and backoff for tests)."""
+    values: dict[str, Any] = {
+        "pypi_json_url": f"{base_url}/pypi",
+        "pypi_simple_url": f"{base_url}/simple",
+        "npm_url": f"{base_url}/npm",
+        "timeout_s": 2.0,
+        "max_retries": 2,
+        "backoff_base_s": 0.01,
+        "max_retry_after_s": 2.0,
+    }
+    values.update(overrides)
+    return RegistrySettings(**values)
+
+
 def _write_targz(path: Path, members: Mapping[str, bytes]) -> None:
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as tf:
@@ -271,6 +276,11 @@ def _write_targz(path: Path, members: Mapping[str, bytes]) -> None:
     path.write_bytes(buffer.getvalue())
 
 
+class _Server(ThreadingHTTPServer):
+    # socketserver's default listen backlog of 5 drops bursts of concurrent connects (1 s SYN retry).
+    request_queue_size = 256
+
+
 def _make_handler(registry: FakeRegistry) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -278,8 +288,16 @@ def _make_handler(registry: FakeRegistry) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:
             return
 
+        def setup(self) -> None:
+            super().setup()
+            # Headers and body go out as separate writes; without NODELAY, Nagle plus the
+            # client's delayed ACK adds ~40 ms to every keep-alive response.
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
         def do_GET(self) -> None:
             path = urlsplit(self.path).path
+            if path.startswith("/_admin/"):
+                return self._admin(path)
             with registry._lock:
                 registry.requests.append(
                     RequestRecord("GET", path, self.headers.get("Range"), self.headers.get("Accept"), time.time())
@@ -297,6 +315,25 @@ def _make_handler(registry: FakeRegistry) -> type[BaseHTTPRequestHandler]:
             finally:
                 with registry._lock:
                     registry.inflight -= 1
+
+        def _admin(self, path: str) -> None:
+            """Counters for a registry running in another process (the benchmark); never logged."""
+            with registry._lock:
+                if path == "/_admin/reset":
+                    registry.requests.clear()
+                    registry.bytes_served = 0
+                    registry.max_inflight = 0
+                stats = {
+                    "paths": [r.path for r in registry.requests],
+                    "bytes_served": registry.bytes_served,
+                    "max_inflight": registry.max_inflight,
+                }
+            body = json.dumps(stats).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
 
         # -------------------------------------------------------------- faults
         def _fault(self, fault: Fault, path: str) -> bool:
