@@ -47,6 +47,7 @@ ENV_BASE_URL = "HALLUBENCH_MODEL_BASE_URL"
 ENV_MODEL_NAME = "HALLUBENCH_MODEL_NAME"
 ENV_API_KEY = "HALLUBENCH_MODEL_API_KEY"  # passed by environment, never on a command line
 ENV_LIMIT = "HALLUBENCH_LIMIT"
+ENV_CASES = "HALLUBENCH_CASES"
 ENV_PROGRESS = "HALLUBENCH_PROGRESS_FILE"
 
 # Variables that would make kaggle-benchmarks configure its own model, or stop it writing files.
@@ -197,11 +198,17 @@ def check_endpoint(endpoint: ModelEndpoint, timeout: float = 5.0) -> int:
 
 
 def child_environment(
-    model: Model, *, task_file: Path, limit: int | None, progress_file: Path, base: Mapping[str, str]
+    model: Model,
+    *,
+    task_file: Path,
+    limit: int | None,
+    progress_file: Path,
+    base: Mapping[str, str],
+    cases: str | None = None,
 ) -> dict[str, str]:
     """The child's environment: the caller's, minus anything that would redirect the model or the files."""
     env = dict(base)
-    for name in (ENV_BASE_URL, ENV_MODEL_NAME, ENV_API_KEY, ENV_LIMIT, "BENCHMARK_MODE"):
+    for name in (ENV_BASE_URL, ENV_MODEL_NAME, ENV_API_KEY, ENV_LIMIT, ENV_CASES, "BENCHMARK_MODE"):
         env.pop(name, None)  # BENCHMARK_MODE=TESTING/DOC would write no files
     if isinstance(model, ModelEndpoint):
         for name in list(env):
@@ -216,6 +223,8 @@ def child_environment(
     env[ENV_PROGRESS] = str(progress_file)
     if limit is not None:
         env[ENV_LIMIT] = str(limit)
+    if cases:
+        env[ENV_CASES] = cases
     env["BENCHMARK_CONSOLE_QUIET"] = "true"  # plain transcript into run.log, no live console UI
     env["BENCHMARK_CONSOLE_COLOR"] = "false"
     env["PYTHONUNBUFFERED"] = "1"
@@ -228,6 +237,7 @@ def run_task_file(
     model: Model,
     out_dir: Path | str,
     limit: int | None = None,
+    cases: str | None = None,
     progress: bool = True,
     timeout: float | None = None,
     python: str = sys.executable,
@@ -255,7 +265,9 @@ def run_task_file(
     log_path = out_path / LOG_NAME
     progress_path = out_path / PROGRESS_NAME
     progress_path.write_text("", "utf-8")
-    env = child_environment(model, task_file=task_path, limit=limit, progress_file=progress_path, base=os.environ)
+    env = child_environment(
+        model, task_file=task_path, limit=limit, progress_file=progress_path, base=os.environ, cases=cases
+    )
     display = ProgressDisplay(progress_path, stream or sys.stderr) if progress else None
     started = time.monotonic()
     timed_out = False

@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = '57ceafddf077243cd939f8c471434bdf7f0d21dd77f0e504d1f4cd8f9372a978'
+HB_PAYLOAD_SHA256 = '117e96cf06b44b1aba2e7c96bbfbb1bb7356f47563a1fc39f62eedcae40a4769'
 HB_TAG = 'hallumaze/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -525,7 +525,7 @@ def maze_for(size: int, seed: int) -> Maze:
     return generate_dfs(size, seed)
 '''
 
-# %% embedded module maze/grid.py sha256=50a10280a72e9a96fff78081c0cbbddc4d70d678bba294e2915af9d63dbac0e3
+# %% embedded module maze/grid.py sha256=a6978b8b1f39904b06cc83078d446c1fcc629e24a1500163a307f0dbc52a1aef
 HB_MODULES['maze/grid.py'] = r'''"""The maze as data: cells, the four directions, and which sides of each cell are open.
 
 A maze is an immutable N x N grid whose cells hold a 4-bit mask of open sides. Everything
@@ -536,6 +536,7 @@ wall test that decides "hallucination or not" exists in exactly one place.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 Cell = tuple[int, int]
 
@@ -546,6 +547,7 @@ DELTA: dict[str, Cell] = {"N": (-1, 0), "S": (1, 0), "E": (0, 1), "W": (0, -1)}
 BIT: dict[str, int] = {"N": 1, "S": 2, "E": 4, "W": 8}
 OPPOSITE: dict[str, str] = {"N": "S", "S": "N", "E": "W", "W": "E"}
 ARROW: dict[str, str] = {"N": "↑", "S": "↓", "E": "→", "W": "←"}
+_NAME_OF_DELTA: dict[Cell, str] = {delta: name for name, delta in DELTA.items()}
 
 
 def step(cell: Cell, direction: str) -> Cell:
@@ -556,11 +558,7 @@ def step(cell: Cell, direction: str) -> Cell:
 
 def direction_between(a: Cell, b: Cell) -> str | None:
     """The direction of a unit move from `a` to `b`, or None when they are not neighbours."""
-    delta = (b[0] - a[0], b[1] - a[1])
-    for name, d in DELTA.items():
-        if d == delta:
-            return name
-    return None
+    return _NAME_OF_DELTA.get((b[0] - a[0], b[1] - a[1]))
 
 
 @dataclass(frozen=True)
@@ -596,9 +594,16 @@ class Maze:
     def degree(self, cell: Cell) -> int:
         return len(self.open_directions(cell))
 
+    @cached_property
+    def dead_end_cells(self) -> frozenset[Cell]:
+        """Every degree-1 cell other than the exit (computed once per maze; replay asks per move)."""
+        n = self.size
+        single = {BIT[d] for d in DIRECTIONS}
+        return frozenset(divmod(i, n) for i, mask in enumerate(self.open_sides) if mask in single) - {self.exit}
+
     def is_dead_end(self, cell: Cell) -> bool:
         """A degree-1 cell other than the exit: reaching it means the branch is exhausted."""
-        return self.in_bounds(cell) and cell != self.exit and self.degree(cell) == 1
+        return cell in self.dead_end_cells
 
     def passages(self) -> int:
         """Number of open walls between neighbouring cells (N*N - 1 for a perfect maze)."""
@@ -1023,7 +1028,7 @@ def trial_metrics(
     }
 '''
 
-# %% embedded module maze/parse.py sha256=f731e5aa371bdc957904c53e9e371e049546414973715eedb0e19c8e9a94aca5
+# %% embedded module maze/parse.py sha256=3ba3486cd075269153d63113b4d2fb217ea43a916389aedee275962b16e1c5d7
 HB_MODULES['maze/parse.py'] = r'''"""Read a reply in the HalluMaze answer format: STEP lines, declarations, claimed counts, FINAL_PATH.
 
 Parsing only records what the model *wrote*; whether any of it is true is decided by `verify`.
@@ -1038,6 +1043,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .grid import Cell, direction_between
 
@@ -1066,11 +1072,16 @@ _BACKTRACK_COUNT = re.compile(r"backtrack_count\W{0,6}(\d+)", re.I)
 _HALLUCINATION_COUNT = re.compile(r"hallucination_count\W{0,6}(\d+)", re.I)
 _LOG_ENTRY = re.compile(r"step\s*(\d+)\s*[:=]\s*(\d{1,3}(?:\.\d+)?)\s*%?", re.I)
 _PATH_ONLY = re.compile(r"^[\s\d,()→\->=.*`\[\]]*$")
+# The answer format exactly as the prompt shows it; anything else takes the tolerant path.
+_CANONICAL_STEP = re.compile(r"STEP (\d+): \((\d+),(\d+)\) → \[([NSEW])\]")
 
 
-@dataclass(frozen=True)
-class StepLine:
-    """One STEP line as written: the cell the model says it is in and the move it declares."""
+class StepLine(NamedTuple):
+    """One STEP line as written: the cell the model says it is in and the move it declares.
+
+    A named tuple rather than a dataclass: replies carry hundreds of these and they are built
+    on every rescore.
+    """
 
     number: int
     cell: Cell
@@ -1153,6 +1164,12 @@ def _step_line(line: str, head: re.Match[str], line_no: int) -> tuple[StepLine |
     return StepLine(int(head.group(1)), origin, name, target, conf, line_no), bad
 
 
+def _canonical_step_line(line: str, match: re.Match[str], line_no: int) -> tuple[StepLine, bool]:
+    """`_step_line` for a line in the canonical format, without its searches (same result)."""
+    conf, bad = _confidence(line[match.end() :])
+    return StepLine(int(match[1]), (int(match[2]), int(match[3])), match[4], None, conf, line_no), bad
+
+
 def _final_path(lines: list[str]) -> tuple[Cell, ...] | None:
     for index in range(len(lines) - 1, -1, -1):
         line = lines[index]
@@ -1190,14 +1207,19 @@ def parse_reply(text: str) -> ParsedReply:
         if not line:
             continue
         lower = line.lower()
-        head = _STEP.match(line) if "step" in lower[:12] else None
-        if head is not None:
-            step, bad = _step_line(line, head, line_no)
-            invalid_conf += int(bad)
-            if step is None:
-                unreadable.append(line_no)
-            else:
-                steps.append(step)
+        if "step" in lower[:12]:
+            canonical = _CANONICAL_STEP.match(line)
+            head = canonical or _STEP.match(line)
+            if head is not None:
+                if canonical is not None:
+                    step, bad = _canonical_step_line(line, canonical, line_no)
+                else:
+                    step, bad = _step_line(line, head, line_no)
+                invalid_conf += int(bad)
+                if step is None:
+                    unreadable.append(line_no)
+                else:
+                    steps.append(step)
         if "dead" in lower:
             for m in _DEAD_END.finditer(line):
                 dead_ends.append((int(m.group(1)), int(m.group(2))) if m.group(1) is not None else None)
@@ -1830,7 +1852,7 @@ def score_v11(maze: Maze, text: str) -> dict[str, Any]:
     }
 '''
 
-# %% embedded module maze/verify.py sha256=24810425ed1bacddbc9d121f0bdb3ea104e4529f6e9f129ed103714717bf8fda
+# %% embedded module maze/verify.py sha256=53f1a9433118c8e381cc5d9db5586484b413e37c9f0515d49c4758f8cdec1eea
 HB_MODULES['maze/verify.py'] = r'''"""Replay what the model wrote against the maze: every count that matters is decided here.
 
 Rules (hallumaze v2):
@@ -1858,14 +1880,14 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from .grid import Cell, Maze, direction_between, step
+from .grid import DELTA, Cell, Maze, direction_between
 from .parse import ParsedReply, StepLine
 
 
-@dataclass(frozen=True)
-class Move:
-    """One declared move after replay."""
+class Move(NamedTuple):
+    """One declared move after replay (a named tuple: a reply can hold hundreds)."""
 
     index: int
     number: int
@@ -1950,6 +1972,9 @@ def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Tra
         steps, source = _path_as_steps(parsed.final_path), "final_path"
     else:
         steps, source = [], "none"
+    n = maze.size
+    dead_end_cells = maze.dead_end_cells
+    exit_cell = maze.exit
     position = maze.start
     stack = [position]
     visited = {position}
@@ -1957,6 +1982,7 @@ def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Tra
     dead_ends: list[Cell] = []
     teleports = 0
     reached_exit = False
+    log = parsed.confidence_log if source == "steps" else {}
     for index, line in enumerate(steps, start=1):
         teleport = line.cell != position
         if teleport:
@@ -1966,17 +1992,19 @@ def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Tra
                 stack.append(position)
             visited.add(position)
         confidence = line.confidence
-        if confidence is None and source == "steps":
-            confidence = parsed.confidence_log.get(line.number)
-        if line.direction is None:
+        if confidence is None:
+            confidence = log.get(line.number)
+        direction = line.direction
+        if direction is None:
             target = line.target if line.target is not None else position
             outcome = "jump"
             teleports += 1
         else:
-            target = step(position, line.direction)
-            if not maze.in_bounds(target):
+            dr, dc = DELTA[direction]
+            target = (position[0] + dr, position[1] + dc)
+            if not (0 <= target[0] < n and 0 <= target[1] < n):
                 outcome, target = "outside", position
-            elif maze.is_open(position, line.direction):
+            elif maze.is_open(position, direction):
                 outcome = "moved"
             else:
                 outcome = "wall"
@@ -1990,25 +2018,14 @@ def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Tra
         elif changed and target != stack[-1]:
             stack.append(target)
         moves.append(
-            Move(
-                index=index,
-                number=line.number,
-                origin=position,
-                direction=line.direction,
-                target=target,
-                outcome=outcome,
-                teleport=teleport,
-                backtrack=backtrack,
-                loop=revisit and not backtrack,
-                revisit=revisit,
-                confidence=confidence,
-            )
+            Move(index, line.number, position, direction, target, outcome, teleport, backtrack,
+                 revisit and not backtrack, revisit, confidence)  # fmt: skip
         )
-        if outcome == "moved" and maze.is_dead_end(target) and target not in dead_ends:
+        if outcome == "moved" and target in dead_end_cells and target not in dead_ends:
             dead_ends.append(target)
         visited.add(target)
         position = target
-        reached_exit = reached_exit or position == maze.exit
+        reached_exit = reached_exit or position == exit_cell
     halls = [m.index for m in moves if m.hallucination]
     return Trajectory(
         moves=tuple(moves),
@@ -2652,9 +2669,11 @@ _HB_ENTRY_MODULE = 'maze.task_v2'
 #
 # One stored task runs every case as a row sub-task (`store_task=False`), so each row has its
 # own conversation in the run file. Rows return self-identifying dicts; errored rows stay in
-# the denominators. `HALLUBENCH_LIMIT` (local runs only) caps the number of cases.
+# the denominators. For local runs only, `HALLUBENCH_CASES` (comma-separated id patterns) selects
+# cases and `HALLUBENCH_LIMIT` caps their number; hosted runs set neither and run every case.
 
 # %%
+import fnmatch
 import json
 import os
 import threading
@@ -2681,8 +2700,12 @@ def _hb_report_progress(case_id, total):
 
 
 def _hb_selected_cases():
+    patterns = [p.strip() for p in os.environ.get("HALLUBENCH_CASES", "").split(",") if p.strip()]
+    cases = [c for c in HB_CASES if not patterns or any(fnmatch.fnmatchcase(c["id"], p) for p in patterns)]
+    if not cases:
+        raise ValueError(f"HALLUBENCH_CASES={','.join(patterns)} matches no case id of {HB_PROTOCOL_ID}")
     limit = os.environ.get("HALLUBENCH_LIMIT", "").strip()
-    return HB_CASES[: int(limit)] if limit else list(HB_CASES)
+    return cases[: int(limit)] if limit else cases
 
 
 class _HbKbenchConversation:

@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'misled-tests-thinking/v1'
 HB_PROTOCOL_VERSION = 1
-HB_PAYLOAD_SHA256 = '0dc23187bec28f681bec64571aded1373a30fa0b0a6ac71aaa8fa36476ed86b9'
+HB_PAYLOAD_SHA256 = 'bcd2059df03f624b006b3a41b80e5dabd1dba41c0b04e73e5f8f72551372f33e'
 HB_TAG = 'misled-tests-thinking/v1'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -3481,9 +3481,11 @@ _HB_ENTRY_MODULE = 'misled.task_v1'
 #
 # One stored task runs every case as a row sub-task (`store_task=False`), so each row has its
 # own conversation in the run file. Rows return self-identifying dicts; errored rows stay in
-# the denominators. `HALLUBENCH_LIMIT` (local runs only) caps the number of cases.
+# the denominators. For local runs only, `HALLUBENCH_CASES` (comma-separated id patterns) selects
+# cases and `HALLUBENCH_LIMIT` caps their number; hosted runs set neither and run every case.
 
 # %%
+import fnmatch
 import json
 import os
 import threading
@@ -3510,8 +3512,12 @@ def _hb_report_progress(case_id, total):
 
 
 def _hb_selected_cases():
+    patterns = [p.strip() for p in os.environ.get("HALLUBENCH_CASES", "").split(",") if p.strip()]
+    cases = [c for c in HB_CASES if not patterns or any(fnmatch.fnmatchcase(c["id"], p) for p in patterns)]
+    if not cases:
+        raise ValueError(f"HALLUBENCH_CASES={','.join(patterns)} matches no case id of {HB_PROTOCOL_ID}")
     limit = os.environ.get("HALLUBENCH_LIMIT", "").strip()
-    return HB_CASES[: int(limit)] if limit else list(HB_CASES)
+    return cases[: int(limit)] if limit else cases
 
 
 class _HbKbenchConversation:

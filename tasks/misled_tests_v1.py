@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'misled-tests/v1'
 HB_PROTOCOL_VERSION = 1
-HB_PAYLOAD_SHA256 = '0c81178d52e25baff86e785146711d797115e83f94412db797f4bf9d2d7717e0'
+HB_PAYLOAD_SHA256 = '030ec1dc47ff9ed620e452d0de9711ae94b7f8e9ecc588116978be2a46c06d8d'
 HB_TAG = 'misled-tests/v1'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -3481,9 +3481,11 @@ _HB_ENTRY_MODULE = 'misled.task_v1'
 #
 # One stored task runs every case as a row sub-task (`store_task=False`), so each row has its
 # own conversation in the run file. Rows return self-identifying dicts; errored rows stay in
-# the denominators. `HALLUBENCH_LIMIT` (local runs only) caps the number of cases.
+# the denominators. For local runs only, `HALLUBENCH_CASES` (comma-separated id patterns) selects
+# cases and `HALLUBENCH_LIMIT` caps their number; hosted runs set neither and run every case.
 
 # %%
+import fnmatch
 import json
 import os
 import threading
@@ -3510,8 +3512,12 @@ def _hb_report_progress(case_id, total):
 
 
 def _hb_selected_cases():
+    patterns = [p.strip() for p in os.environ.get("HALLUBENCH_CASES", "").split(",") if p.strip()]
+    cases = [c for c in HB_CASES if not patterns or any(fnmatch.fnmatchcase(c["id"], p) for p in patterns)]
+    if not cases:
+        raise ValueError(f"HALLUBENCH_CASES={','.join(patterns)} matches no case id of {HB_PROTOCOL_ID}")
     limit = os.environ.get("HALLUBENCH_LIMIT", "").strip()
-    return HB_CASES[: int(limit)] if limit else list(HB_CASES)
+    return cases[: int(limit)] if limit else cases
 
 
 class _HbKbenchConversation:

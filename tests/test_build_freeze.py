@@ -100,7 +100,7 @@ def test_freeze_locks_tags_and_verify_guards(demo_repo: Path, capsys: pytest.Cap
     # frozen protocols are never rebuilt, even when their sources change
     entry = demo_repo / "shared" / "demo" / "task_v1.py"
     entry.write_text(entry.read_text().replace("nothing else", "nothing more"), encoding="utf-8")
-    assert main(["build", "--check"]) == 0
+    assert main(["build", "--check", "demo"]) == 0
     assert main(["freeze", "demo"]) == 2
     # one changed byte in the locked file fails verify and names the file
     path = _task(demo_repo)

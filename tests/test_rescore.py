@@ -32,13 +32,20 @@ def _echo(messages: list[dict[str, Any]]) -> str:
     return "apple"
 
 
-def run_task_file(task: Path, out: Path, replies: Callable[[list[dict[str, Any]]], str], faults: int = 0) -> OpenAIStub:
+def run_task_file(
+    task: Path,
+    out: Path,
+    replies: Callable[[list[dict[str, Any]]], str],
+    faults: int = 0,
+    extra_env: dict[str, str] | None = None,
+) -> OpenAIStub:
     out.mkdir(parents=True, exist_ok=True)
     with OpenAIStub(replies=replies, model="stub/model-a") as stub:
         if faults:
             stub.add_faults(*[Fault.status(500)] * faults)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("MODEL_PROXY", "LLM"))}
         env.update(MODEL_PROXY_URL=stub.proxy_url, MODEL_PROXY_API_KEY="dummy", LLM_DEFAULT="stub/model-a")
+        env.update(extra_env or {})
         done = subprocess.run(
             [sys.executable, str(task)], cwd=out, env=env, capture_output=True, text=True, timeout=300
         )
@@ -160,3 +167,10 @@ def test_a_failed_model_call_is_an_error_row_that_still_verifies(
     assert len(errors) == 1 and errors[0]["row"]["error_kind"] == "model_call"
     assert errors[0]["prompt_verified"] is True
     assert report["models"]["stub/model-a"]["metrics"]["metrics"]["errors"] == 1
+
+
+def test_local_case_selection_runs_only_matching_cases(hosted: tuple[Path, Path], tmp_path: Path) -> None:
+    stub = run_task_file(hosted[0], tmp_path / "some", _echo, extra_env={"HALLUBENCH_CASES": "w-r*,w-0"})
+    first_prompts = [m["content"] for request in stub.chat_messages() for m in request[1:2]]
+    assert sorted({p.split(":")[0] for p in first_prompts}) == ["Case w-0", "Case w-river"]
+    assert main(["rescore", str(tmp_path / "some"), "--task", str(hosted[0])]) == 0

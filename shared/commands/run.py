@@ -68,6 +68,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--limit", type=int, metavar="N", help="run only the first N cases")
     parser.add_argument(
+        "--cases",
+        metavar="PATTERNS",
+        help="only cases whose id matches one of these comma-separated patterns, e.g. '*-int-*' (before --limit)",
+    )
+    parser.add_argument(
         "--out", type=Path, metavar="DIR", help="output directory (default runs/<task>/<model>/<UTC timestamp>)"
     )
     parser.add_argument("--no-progress", action="store_true", help="do not draw the progress bar on stderr")
@@ -184,7 +189,12 @@ def handle(args: argparse.Namespace) -> int:
             model = ModelEndpoint(base_url=server.base_url, model_name=server.model_name)
         try:
             outcome = run_task_file(
-                task_file, model=model, out_dir=out_dir, limit=args.limit, progress=not args.no_progress
+                task_file,
+                model=model,
+                out_dir=out_dir,
+                limit=args.limit,
+                cases=args.cases,
+                progress=not args.no_progress,
             )
         except RunnerError as error:
             return _error(str(error))

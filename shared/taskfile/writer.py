@@ -53,9 +53,11 @@ GLUE = '''\
 #
 # One stored task runs every case as a row sub-task (`store_task=False`), so each row has its
 # own conversation in the run file. Rows return self-identifying dicts; errored rows stay in
-# the denominators. `HALLUBENCH_LIMIT` (local runs only) caps the number of cases.
+# the denominators. For local runs only, `HALLUBENCH_CASES` (comma-separated id patterns) selects
+# cases and `HALLUBENCH_LIMIT` caps their number; hosted runs set neither and run every case.
 
 # %%
+import fnmatch
 import json
 import os
 import threading
@@ -82,8 +84,12 @@ def _hb_report_progress(case_id, total):
 
 
 def _hb_selected_cases():
+    patterns = [p.strip() for p in os.environ.get("HALLUBENCH_CASES", "").split(",") if p.strip()]
+    cases = [c for c in HB_CASES if not patterns or any(fnmatch.fnmatchcase(c["id"], p) for p in patterns)]
+    if not cases:
+        raise ValueError(f"HALLUBENCH_CASES={{','.join(patterns)}} matches no case id of {{HB_PROTOCOL_ID}}")
     limit = os.environ.get("HALLUBENCH_LIMIT", "").strip()
-    return HB_CASES[: int(limit)] if limit else list(HB_CASES)
+    return cases[: int(limit)] if limit else cases
 
 
 class _HbKbenchConversation:
