@@ -215,7 +215,13 @@ def test_cache_entries_expire(fake_registry: FakeRegistry) -> None:
 
 
 @pytest.mark.live
-def test_live_yaml_is_not_a_pypi_project_but_pyyaml_is() -> None:
+def test_live_yaml_exists_via_pyyaml_and_a_fake_name_is_missing() -> None:
+    from hallubench.packages.distmap import candidates
+
     settings = RegistrySettings()
-    assert check(settings, "pypi", "PyYAML").verdict == "exists"
+    (dist,) = candidates("yaml")
+    verdict = check(settings, "pypi", dist.distribution)
+    assert (verdict.verdict, verdict.canonical_name) == ("exists", "PyYAML")
+    assert verdict.first_upload is not None
+    assert check(settings, "pypi", "pygeo-tilesmith").verdict == "missing"
     assert check(settings, "npm", "express").verdict == "exists"
