@@ -627,7 +627,8 @@ async def check_js_symbol(
     try:
         pkg = await load_npm_package(client, package, version)
     except ArchiveError as exc:
-        return SymbolVerdict("unverified", f"download failed: {exc.reason}", package, (), exc.evidence)
+        why = exc.reason if exc.reason.startswith(("registry:", "no version")) else f"download failed: {exc.reason}"
+        return SymbolVerdict("unverified", why, package, (), exc.evidence)
     label = f"{pkg.name}@{pkg.version}"
     verdict, reason = await _judge_version(client, pkg, subpath, names)
     evidence = [
