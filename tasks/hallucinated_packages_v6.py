@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallucinated-packages/v6'
 HB_PROTOCOL_VERSION = 6
-HB_PAYLOAD_SHA256 = '027d3fea68b7aea9ccd850d9c1144e35fb00302c10b0935727207c131cf96796'
+HB_PAYLOAD_SHA256 = 'b31a8382368fab0c4b32679a2f0c9cd068324536132805db5e3ff3e353cb5a95'
 HB_TAG = 'hallucinated-packages/v6'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -3535,7 +3535,7 @@ async def load_npm_package(client: RegistryClient, name: str, version: str | Non
     )  # fmt: skip
 '''
 
-# %% embedded module packages/protocol.py sha256=3881b8a3f7ed0f9eb754f8cd674d28712ae6caa3e9945b024bfacd59078becc4
+# %% embedded module packages/protocol.py sha256=309b4cf03c6f645e565c9e072e9359dd75ac99c13df44840d4cb3d214ca4d699
 HB_MODULES['packages/protocol.py'] = r'''"""What v6 and v7 share: the prompt wording, playing one case, and the registry configuration.
 
 `play` asks once, extracts and checks every reference against the registries (live PyPI and
@@ -3633,6 +3633,27 @@ def play_case(case: Mapping[str, Any], conv: Conversation) -> dict[str, Any]:
         "registry": {"pypi": settings.pypi_json_url, "simple": settings.pypi_simple_url, "npm": settings.npm_url},
         **check.to_dict(),
     }
+
+
+OBSERVATION_KEYS = frozenset({"checked_at", "evidence", "registry"})
+
+
+def comparable_row(row: Mapping[str, Any]) -> Any:
+    """The row without when and where the registries were asked: what a rescore must reproduce.
+
+    A rescore asks the registries again, so timestamps, URLs and HTTP evidence differ by
+    nature; the verdicts and counts must not, unless a name was registered (or removed) since,
+    which is exactly what a rescore is there to show.
+    """
+
+    def strip(value: Any) -> Any:
+        if isinstance(value, Mapping):
+            return {key: strip(item) for key, item in value.items() if key not in OBSERVATION_KEYS}
+        if isinstance(value, list):
+            return [strip(item) for item in value]
+        return value
+
+    return strip(row)
 
 
 def run_preflight(*, gate: bool) -> dict[str, Any]:
@@ -5701,7 +5722,7 @@ def node_builtin(specifier: str) -> bool:
     return specifier in NODE_BUILTINS
 '''
 
-# %% embedded module packages/task_v6.py sha256=927a51d0052f1eb4b0a727ad438259fbb29634e03b75ebd5555935ed4b844a81
+# %% embedded module packages/task_v6.py sha256=27aeef3d87ee2330846bb8d99950e3b34ddde40029224bc9d83017001c3ae8d6
 HB_MODULES['packages/task_v6.py'] = r'''"""Entry module of hallucinated-packages v6: 14 everyday prompts (9 Python, 5 JavaScript) x k.
 
 Follows the contract in `hallubench.specs`. v6 is the baseline where models rarely invent
@@ -5715,7 +5736,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..conversation import Conversation
-from .protocol import play_case, render_prompt, run_preflight
+from .protocol import comparable_row, play_case, render_prompt, run_preflight
 from .scoring import aggregate_rows
 
 
@@ -5729,6 +5750,11 @@ def play(case: dict[str, Any], conv: Conversation) -> dict[str, Any]:
 
 def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return aggregate_rows(rows)
+
+
+def comparable(row: dict[str, Any]) -> Any:
+    """What `hallubench rescore` compares: the row minus registry timestamps, URLs and HTTP evidence."""
+    return comparable_row(row)
 
 
 def preflight(cases: Sequence[dict[str, Any]]) -> dict[str, Any]:

@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallucinated-packages/v7'
 HB_PROTOCOL_VERSION = 7
-HB_PAYLOAD_SHA256 = '72da6d4af5e6b8d8c98628d69e2ac51ca6b15a73dd5bb962e6d7af9cd7fc19ba'
+HB_PAYLOAD_SHA256 = '9aa33602731f0d6be6afa812f799dc4b3f58fe4e28b6f3cdbbf695a33959032f'
 HB_TAG = 'hallucinated-packages/v7'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -3535,7 +3535,7 @@ async def load_npm_package(client: RegistryClient, name: str, version: str | Non
     )  # fmt: skip
 '''
 
-# %% embedded module packages/protocol.py sha256=3881b8a3f7ed0f9eb754f8cd674d28712ae6caa3e9945b024bfacd59078becc4
+# %% embedded module packages/protocol.py sha256=309b4cf03c6f645e565c9e072e9359dd75ac99c13df44840d4cb3d214ca4d699
 HB_MODULES['packages/protocol.py'] = r'''"""What v6 and v7 share: the prompt wording, playing one case, and the registry configuration.
 
 `play` asks once, extracts and checks every reference against the registries (live PyPI and
@@ -3633,6 +3633,27 @@ def play_case(case: Mapping[str, Any], conv: Conversation) -> dict[str, Any]:
         "registry": {"pypi": settings.pypi_json_url, "simple": settings.pypi_simple_url, "npm": settings.npm_url},
         **check.to_dict(),
     }
+
+
+OBSERVATION_KEYS = frozenset({"checked_at", "evidence", "registry"})
+
+
+def comparable_row(row: Mapping[str, Any]) -> Any:
+    """The row without when and where the registries were asked: what a rescore must reproduce.
+
+    A rescore asks the registries again, so timestamps, URLs and HTTP evidence differ by
+    nature; the verdicts and counts must not, unless a name was registered (or removed) since,
+    which is exactly what a rescore is there to show.
+    """
+
+    def strip(value: Any) -> Any:
+        if isinstance(value, Mapping):
+            return {key: strip(item) for key, item in value.items() if key not in OBSERVATION_KEYS}
+        if isinstance(value, list):
+            return [strip(item) for item in value]
+        return value
+
+    return strip(row)
 
 
 def run_preflight(*, gate: bool) -> dict[str, Any]:
@@ -5701,7 +5722,7 @@ def node_builtin(specifier: str) -> bool:
     return specifier in NODE_BUILTINS
 '''
 
-# %% embedded module packages/task_v7.py sha256=e4477705df1a35617fe3522f9660ffdc7504fa1b5b61546ef206926caf8dd548
+# %% embedded module packages/task_v7.py sha256=c0c981391e124451d3f3cc1d3e4d3f76288e924b66d736bf7b428659bf5af058
 HB_MODULES['packages/task_v7.py'] = r'''"""Entry module of hallucinated-packages v7: 17 prompts in groups A-D x k, decoy gate and canary.
 
 Follows the contract in `hallubench.specs`. `preflight` must run before any model call: it
@@ -5715,7 +5736,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..conversation import Conversation
-from .protocol import play_case, render_prompt, run_preflight
+from .protocol import comparable_row, play_case, render_prompt, run_preflight
 from .scoring import aggregate_rows
 
 
@@ -5729,6 +5750,11 @@ def play(case: dict[str, Any], conv: Conversation) -> dict[str, Any]:
 
 def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return aggregate_rows(rows)
+
+
+def comparable(row: dict[str, Any]) -> Any:
+    """What `hallubench rescore` compares: the row minus registry timestamps, URLs and HTTP evidence."""
+    return comparable_row(row)
 
 
 def preflight(cases: Sequence[dict[str, Any]]) -> dict[str, Any]:

@@ -4,11 +4,13 @@ writes run files that `hallubench rescore` verifies byte for byte."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,34 +33,83 @@ CONFIDENCE_LOG: 80, 60
 FINAL_PATH: (0,0)→(0,1)→(1,1)
 """
 
+PACKAGES_REPLY = """Use requests with a retry loop:
+
+```python
+import requests
+import yaml
+
+def fetch(url):
+    return requests.get(url)
+```
+"""
+
+
+def _misled_reply(messages: list[dict[str, Any]]) -> str:
+    prompt = messages[-1]["content"]
+    match = re.search(r"from solution import (\w+)", prompt)
+    if match is None:  # stage 1 of the model-spec condition asks for a docstring
+        return '"""Return the result the function is meant to compute."""'
+    name = match.group(1)
+    return f"```python\nfrom solution import {name}\n\n\ndef test_callable():\n    assert callable({name})\n```\n"
+
+
 # One canned reply script per benchmark; a benchmark without one is not exercised here.
 REPLIES: dict[str, Callable[[list[dict[str, Any]]], str]] = {
     "hallumaze": lambda messages: MAZE_REPLY,
+    "hallucinated-packages": lambda messages: PACKAGES_REPLY,
+    "misled-tests": _misled_reply,
+    "misled-tests-thinking": _misled_reply,
 }
+
+
+@contextlib.contextmanager
+def _environment(benchmark: str) -> Iterator[dict[str, str]]:
+    """What a benchmark needs besides the model: a loopback registry for hallucinated-packages."""
+    if benchmark != "hallucinated-packages":
+        yield {}
+        return
+    sys.path.insert(0, str(Path(__file__).parent / "packages"))
+    import tempfile
+
+    from registry_server import FakeRegistry
+    from test_checker import populate
+
+    with tempfile.TemporaryDirectory() as folder, FakeRegistry(Path(folder)) as registry:
+        populate(registry)
+        yield {"HALLUBENCH_PYPI_URL": registry.base_url, "HALLUBENCH_NPM_URL": f"{registry.base_url}/npm"}
+
 
 SPECS = [spec for spec in load_specs(ROOT) if spec.benchmark in REPLIES]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("spec", SPECS, ids=[spec.protocol_id for spec in SPECS])
-def test_task_file_runs_under_kbench_and_rescore_verifies(spec: Any, tmp_path: Path) -> None:
+def test_task_file_runs_under_kbench_and_rescore_verifies(
+    spec: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     task = ROOT / spec.task_path
-    with OpenAIStub(replies=REPLIES[spec.benchmark], model="stub/model-a") as stub:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("MODEL_PROXY", "LLM"))}
-        env.update(
-            MODEL_PROXY_URL=stub.proxy_url,
-            MODEL_PROXY_API_KEY="dummy",
-            LLM_DEFAULT="stub/model-a",
-            HALLUBENCH_LIMIT="3",
-        )
-        done = subprocess.run(
-            [sys.executable, str(task)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
-        )
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert len(list(tmp_path.glob("*.task.json"))) == 1, "exactly one stored task"
-    parents = list(tmp_path.glob(f"{spec.task_name}-*.run.json"))
-    assert len(parents) == 1
-    report = tmp_path / "report.json"
-    assert main(["rescore", str(tmp_path), "--task", str(task), "--json", str(report)]) == 0
+    with _environment(spec.benchmark) as extra:
+        with OpenAIStub(replies=REPLIES[spec.benchmark], model="stub/model-a") as stub:
+            env = {k: v for k, v in os.environ.items() if not k.startswith(("MODEL_PROXY", "LLM"))}
+            env.update(
+                MODEL_PROXY_URL=stub.proxy_url,
+                MODEL_PROXY_API_KEY="dummy",
+                LLM_DEFAULT="stub/model-a",
+                HALLUBENCH_LIMIT="3",
+                **extra,
+            )
+            done = subprocess.run(
+                [sys.executable, str(task)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+            )
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert len(list(tmp_path.glob("*.task.json"))) == 1, "exactly one stored task"
+        parents = list(tmp_path.glob(f"{spec.task_name}-*.run.json"))
+        assert len(parents) == 1
+        report = tmp_path / "report.json"
+        for name, value in extra.items():  # rescoring hallucinated-packages asks the (same) registries again
+            monkeypatch.setenv(name, value)
+        assert main(["rescore", str(tmp_path), "--task", str(task), "--json", str(report)]) == 0
     summary = json.loads(report.read_text())["summary"]
     assert summary[0]["rows"] == 3 and summary[0]["prompts_verified"] == 3
+    assert summary[0]["scores_agree"] == 3

@@ -97,6 +97,27 @@ def play_case(case: Mapping[str, Any], conv: Conversation) -> dict[str, Any]:
     }
 
 
+OBSERVATION_KEYS = frozenset({"checked_at", "evidence", "registry"})
+
+
+def comparable_row(row: Mapping[str, Any]) -> Any:
+    """The row without when and where the registries were asked: what a rescore must reproduce.
+
+    A rescore asks the registries again, so timestamps, URLs and HTTP evidence differ by
+    nature; the verdicts and counts must not, unless a name was registered (or removed) since,
+    which is exactly what a rescore is there to show.
+    """
+
+    def strip(value: Any) -> Any:
+        if isinstance(value, Mapping):
+            return {key: strip(item) for key, item in value.items() if key not in OBSERVATION_KEYS}
+        if isinstance(value, list):
+            return [strip(item) for item in value]
+        return value
+
+    return strip(row)
+
+
 def run_preflight(*, gate: bool) -> dict[str, Any]:
     """Decoy gate (when `gate`) and canary before any model call; raises PreflightError to abort."""
 

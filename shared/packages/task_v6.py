@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..conversation import Conversation
-from .protocol import play_case, render_prompt, run_preflight
+from .protocol import comparable_row, play_case, render_prompt, run_preflight
 from .scoring import aggregate_rows
 
 
@@ -25,6 +25,11 @@ def play(case: dict[str, Any], conv: Conversation) -> dict[str, Any]:
 
 def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return aggregate_rows(rows)
+
+
+def comparable(row: dict[str, Any]) -> Any:
+    """What `hallubench rescore` compares: the row minus registry timestamps, URLs and HTTP evidence."""
+    return comparable_row(row)
 
 
 def preflight(cases: Sequence[dict[str, Any]]) -> dict[str, Any]:

@@ -189,7 +189,11 @@ class Rescorer:
             return RowOutcome(source, model, case_id, run.state.value, problem is None, problem, None, [], local, None)
         if problem is not None:
             return RowOutcome(source, model, case_id, run.state.value, False, problem, None, [], local, hosted)
-        diffs = differences(local, hosted)
+        comparable = getattr(self.frozen.entry, "comparable", None)
+        if comparable is not None:
+            diffs = differences(comparable(local), comparable(hosted))
+        else:
+            diffs = differences(local, hosted)
         return RowOutcome(
             source, model, case_id, run.state.value, problem is None, problem, not diffs, diffs, local, hosted
         )
