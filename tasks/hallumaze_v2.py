@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = '117e96cf06b44b1aba2e7c96bbfbb1bb7356f47563a1fc39f62eedcae40a4769'
+HB_PAYLOAD_SHA256 = '53f632b391c1e3de24d210a31ed69141367b361390ddae50e9d417303797f700'
 HB_TAG = 'hallumaze/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -328,12 +328,13 @@ def aggregate_rows(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {"headline": headline, "headline_name": "hallumaze_score", "metrics": metrics}
 '''
 
-# %% embedded module maze/calibration.py sha256=008f284c6ce6888c0c16daad941ac710e531fbbcc59e45cc4b17ac79b5b25e29
+# %% embedded module maze/calibration.py sha256=9e9ff34bbcaa2f4e1ccb1cefd976906c55db1f0d0935183e0a7468b0e4f14c82
 HB_MODULES['maze/calibration.py'] = r'''"""Calibration of stated confidence, measured properly: per move, label = the declared move exists.
 
 Per trial, `calibration_pairs` lists [confidence, label] for every move that carries a stated
 confidence (inline, or from CONFIDENCE_LOG by step number); a move without one is left out,
-never imputed. Per model, `calibration_summary` pools the pairs over all trials: ECE over 10
+never imputed. A row keeps them as counts per stated confidence (`compact.confidence_counts`).
+Per model, `calibration_summary` pools the counts over all trials: ECE over 10
 equal-width bins, Brier score, AUROC of confidence for "the move exists", the share of moves
 that carry a confidence, and how often stated values are multiples of 5 or 10 (verbalised
 confidences cluster). Kept apart from SR, and never folded into a composite with a default.
@@ -345,16 +346,14 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from .. import stats
 from .verify import Trajectory
 
 
 def _finite(value: float) -> float | None:
     return None if math.isnan(value) else value
-
-
-def _mean(values: Sequence[float]) -> float | None:
-    return sum(values) / len(values) if values else None
 
 
 def calibration_pairs(trajectory: Trajectory) -> list[list[float]]:
@@ -364,32 +363,88 @@ def calibration_pairs(trajectory: Trajectory) -> list[list[float]]:
 
 def calibration_summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Pooled ECE (10 bins), Brier and AUROC of stated confidence for 'the move exists'."""
-    conf: list[float] = []
-    labels: list[float] = []
+    counts: dict[float, list[int]] = {}
     moves = 0
     for row in rows:
         s = row["scores"]
         moves += int(s.get("moves", 0))
-        for c, y in s.get("calibration", {}).get("pairs", []):
-            conf.append(float(c))
-            labels.append(float(y))
-    n = len(conf)
-    percent = [round(c * 100, 6) for c in conf]
+        for confidence, legal, illegal in s.get("calibration", {}).get("by_confidence", []):
+            slot = counts.setdefault(float(confidence), [0, 0])
+            slot[0] += int(legal)
+            slot[1] += int(illegal)
+    values = sorted(counts)
+    weights = [counts[v][0] + counts[v][1] for v in values]
+    n = sum(weights)
+    legal_moves = sum(counts[v][0] for v in values)
+    percent = [round(v * 100, 6) for v in values]
+    conf = np.repeat(np.array([v for v in values for _ in (1, 0)], dtype=np.float64),
+                     [counts[v][i] for v in values for i in (0, 1)])  # fmt: skip
+    labels = np.repeat(np.array([1.0, 0.0] * len(values)), [counts[v][i] for v in values for i in (0, 1)])
     return {
         "n_moves": moves,
         "n_with_confidence": n,
         "share_with_confidence": n / moves if moves else None,
-        "share_multiple_of_10": sum(p % 10 == 0 for p in percent) / n if n else None,
-        "share_multiple_of_5": sum(p % 5 == 0 for p in percent) / n if n else None,
-        "mean_confidence": _mean(conf),
-        "accuracy": _mean(labels),
+        "share_multiple_of_10": sum(w for p, w in zip(percent, weights, strict=True) if p % 10 == 0) / n if n else None,
+        "share_multiple_of_5": sum(w for p, w in zip(percent, weights, strict=True) if p % 5 == 0) / n if n else None,
+        "mean_confidence": sum(v * w for v, w in zip(values, weights, strict=True)) / n if n else None,
+        "accuracy": legal_moves / n if n else None,
         "ece": _finite(stats.ece(conf, labels, bins=10)) if n else None,
         "brier": _finite(stats.brier(conf, labels)) if n else None,
         "auroc": _finite(stats.auroc(conf, labels)) if n else None,
     }
 '''
 
-# %% embedded module maze/encode.py sha256=a5176c58091ceab209a3bc24805760e6e3e22e7a31185d913c819d19317ab030
+# %% embedded module maze/compact.py sha256=fabf05cbf414b8400453952fbf27193fe919c07bea15bd7c3ee07c3739621ed0
+HB_MODULES['maze/compact.py'] = r'''"""Compact encodings for the per-move data a row keeps.
+
+Kaggle stores a row as a protobuf Struct and every rescore reads it back value by value, so
+a 500-move trajectory is kept as one string ("0,0 0,1 1,1"), move indices as one string
+("3 7 12"), and the per-move calibration pairs as counts per stated confidence
+([[0.9, legal, illegal], ...]: pooled calibration needs no move order). Each writer here has
+the reader that inverts it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from .grid import Cell
+
+
+def cells_text(cells: Iterable[Sequence[int]]) -> str:
+    """`(0,0), (0,1)` -> `"0,0 0,1"`."""
+    return " ".join(f"{cell[0]},{cell[1]}" for cell in cells)
+
+
+def read_cells(text: str) -> list[Cell]:
+    """The inverse of `cells_text`; raises ValueError on anything else."""
+    cells: list[Cell] = []
+    for item in text.split():
+        r, c = item.split(",")
+        cells.append((int(r), int(c)))
+    return cells
+
+
+def ints_text(values: Iterable[int]) -> str:
+    """`[3, 7, 12]` -> `"3 7 12"`."""
+    return " ".join(str(v) for v in values)
+
+
+def read_ints(text: str) -> list[int]:
+    """The inverse of `ints_text`."""
+    return [int(v) for v in text.split()]
+
+
+def confidence_counts(pairs: Iterable[tuple[float, bool]]) -> list[list[float]]:
+    """[[confidence, legal moves, illegal moves], ...] sorted by confidence."""
+    counts: dict[float, list[int]] = {}
+    for confidence, legal in pairs:
+        slot = counts.setdefault(confidence, [0, 0])
+        slot[0 if legal else 1] += 1
+    return [[c, counts[c][0], counts[c][1]] for c in sorted(counts)]
+'''
+
+# %% embedded module maze/encode.py sha256=121388ed1a36404dcc385f4b5e96b954b3ba213d4fd3cfa94afadde01c734571
 HB_MODULES['maze/encode.py'] = r'''"""The HalluMaze v1.1 text encoding of a maze: a header, then one line per cell with its open sides.
 
     MAZE 5x5 | START:(0,0) | EXIT:(4,4)
@@ -407,6 +462,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .grid import ARROW, Maze
 from .lures import Lure
@@ -455,6 +511,12 @@ def encode_maze(maze: Maze, lures: Iterable[Lure] = (), *, labels: Labels = ENGL
                     line += labels.lure.format(direction=d, phrase=phrase)
             lines.append(line)
     return "\n".join(lines)
+
+
+@lru_cache(maxsize=1024)
+def maze_text(maze: Maze, lures: tuple[Lure, ...]) -> str:
+    """`encode_maze` in English, memoised: rescoring renders every case once per model."""
+    return encode_maze(maze, lures)
 '''
 
 # %% embedded module maze/generate.py sha256=6783b5d94b30cbf9701d8f612df2da5a919d279dbb1c4a28799952a7c7497540
@@ -525,7 +587,7 @@ def maze_for(size: int, seed: int) -> Maze:
     return generate_dfs(size, seed)
 '''
 
-# %% embedded module maze/grid.py sha256=a6978b8b1f39904b06cc83078d446c1fcc629e24a1500163a307f0dbc52a1aef
+# %% embedded module maze/grid.py sha256=36665ae6e66fa97153a7753a7ef6d7e911956215ce3a7c0d140a4a4125981393
 HB_MODULES['maze/grid.py'] = r'''"""The maze as data: cells, the four directions, and which sides of each cell are open.
 
 A maze is an immutable N x N grid whose cells hold a 4-bit mask of open sides. Everything
@@ -547,7 +609,7 @@ DELTA: dict[str, Cell] = {"N": (-1, 0), "S": (1, 0), "E": (0, 1), "W": (0, -1)}
 BIT: dict[str, int] = {"N": 1, "S": 2, "E": 4, "W": 8}
 OPPOSITE: dict[str, str] = {"N": "S", "S": "N", "E": "W", "W": "E"}
 ARROW: dict[str, str] = {"N": "↑", "S": "↓", "E": "→", "W": "←"}
-_NAME_OF_DELTA: dict[Cell, str] = {delta: name for name, delta in DELTA.items()}
+NAME_OF_DELTA: dict[Cell, str] = {delta: name for name, delta in DELTA.items()}
 
 
 def step(cell: Cell, direction: str) -> Cell:
@@ -558,7 +620,7 @@ def step(cell: Cell, direction: str) -> Cell:
 
 def direction_between(a: Cell, b: Cell) -> str | None:
     """The direction of a unit move from `a` to `b`, or None when they are not neighbours."""
-    return _NAME_OF_DELTA.get((b[0] - a[0], b[1] - a[1]))
+    return NAME_OF_DELTA.get((b[0] - a[0], b[1] - a[1]))
 
 
 @dataclass(frozen=True)
@@ -610,7 +672,7 @@ class Maze:
         return sum(bin(mask & (BIT["S"] | BIT["E"])).count("1") for mask in self.open_sides)
 '''
 
-# %% embedded module maze/interactive.py sha256=e303dade4a637d46f73f23166b7d309a0138f839982255db63d11efe83ac1332
+# %% embedded module maze/interactive.py sha256=f81686e88fe63f5b67cafc6e563ac8cf75c35a4cac9ae22bb368d8e4cb5db88b
 HB_MODULES['maze/interactive.py'] = r'''"""Ariadne's Thread as a real intervention: the model walks the maze in turns, in one conversation.
 
 Each turn the model writes up to `moves_per_turn` STEP lines; the environment executes them
@@ -633,7 +695,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..conversation import Conversation
-from .encode import encode_maze
+from .compact import cells_text
+from .encode import maze_text
 from .grid import Cell, step
 from .parse import ParsedReply, StepLine, parse_reply
 from .prompt import PLACEBO, closing_request, interactive_prompt, loop_hint, move_report, turn_feedback
@@ -644,7 +707,7 @@ from .trial import Trial
 def first_prompt(trial: Trial) -> str:
     """The opening message of an interactive trial (what `render` returns)."""
     return interactive_prompt(
-        encode_maze(trial.maze, trial.shown_lures),
+        maze_text(trial.maze, trial.shown_lures),
         trial.size,
         confidence=trial.confidence,
         max_tokens=trial.max_tokens,
@@ -697,16 +760,15 @@ class _Walk:
 def play_interactive(trial: Trial, conv: Conversation) -> dict[str, Any]:
     """Run one interactive trial and score it with the shared scorer (walls block here)."""
     walk = _Walk(trial)
-    replies: list[str] = []
+    replies: list[ParsedReply] = []  # each reply parsed once, here
     message = first_prompt(trial)
     idle_turns = 0
     turns = 0
     report: list[str] = []
     while turns < trial.max_turns:
         turns += 1
-        reply = conv.ask(message)
-        replies.append(reply)
-        parsed = parse_reply(reply)
+        parsed = parse_reply(conv.ask(message))
+        replies.append(parsed)
         if walk.events and walk.events[-1]["turn"] == turns - 1:
             walk.events[-1]["declared_loop_next_reply"] = bool(parsed.loops)
         report = []
@@ -733,7 +795,7 @@ def play_interactive(trial: Trial, conv: Conversation) -> dict[str, Any]:
                 {
                     "turn": turns,
                     "move_index": len(walk.executed),
-                    "passage": [list(loop[0]), list(loop[1])],
+                    "passage": cells_text(loop),
                     "steps_to_new_cell": None,
                     "declared_loop_next_reply": None,
                 }
@@ -749,12 +811,11 @@ def play_interactive(trial: Trial, conv: Conversation) -> dict[str, Any]:
         )
     reached = walk.position == trial.maze.exit
     closing_text = "\n".join([*report, closing_request(trial.size, reached_exit=reached, confidence=trial.confidence)])
-    replies.append(conv.ask(closing_text))
+    replies.append(parse_reply(conv.ask(closing_text)))
     return _score(trial, walk, replies, turns, reached)
 
 
-def _score(trial: Trial, walk: _Walk, replies: list[str], turns: int, reached: bool) -> dict[str, Any]:
-    every = [parse_reply(reply) for reply in replies]
+def _score(trial: Trial, walk: _Walk, every: list[ParsedReply], turns: int, reached: bool) -> dict[str, Any]:
     closing = every[-1]
     final_path = closing.final_path or next((p.final_path for p in reversed(every) if p.final_path), None)
     combined = ParsedReply(
@@ -879,7 +940,7 @@ def lure_behaviour(
     return {"exposures": exposures, "follows": follows, "resists": resists}
 '''
 
-# %% embedded module maze/metrics.py sha256=d316daaeff52a8b6f500ae3f41ff78b2b30e8cf8b1fb03ce84a78f778e8d6cb4
+# %% embedded module maze/metrics.py sha256=9f1607edcbd2fd7bae32f89c790cea953ceb937cdea24d40853ed0a0b0e18390
 HB_MODULES['maze/metrics.py'] = r'''"""Per-trial metrics: HalluMaze v1.1's formulas, fed only with verified counts, plus claim accuracy.
 
 Formulas (v1.1, `hallumaze.py` `ResponseParser.parse`), with SR, HC, FHR, BT, LT from `verify`:
@@ -905,6 +966,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .calibration import calibration_pairs
+from .compact import confidence_counts
 from .grid import Cell, Maze
 from .parse import ParsedReply
 from .verify import FinalPathCheck, Trajectory
@@ -1021,14 +1083,14 @@ def trial_metrics(
             "final_path_found": final.present,
         },
         "calibration": {
-            "pairs": pairs,
+            "by_confidence": confidence_counts((c, y == 1.0) for c, y in pairs),
             "moves_with_confidence": len(pairs),
             "share_with_confidence": len(pairs) / len(trajectory.moves) if trajectory.moves else None,
         },
     }
 '''
 
-# %% embedded module maze/parse.py sha256=3ba3486cd075269153d63113b4d2fb217ea43a916389aedee275962b16e1c5d7
+# %% embedded module maze/parse.py sha256=5fb83abcd95e3067fdd48e59000fa43a6b0f018bf0cb3c06d99937bad1aabd15
 HB_MODULES['maze/parse.py'] = r'''"""Read a reply in the HalluMaze answer format: STEP lines, declarations, claimed counts, FINAL_PATH.
 
 Parsing only records what the model *wrote*; whether any of it is true is decided by `verify`.
@@ -1072,8 +1134,19 @@ _BACKTRACK_COUNT = re.compile(r"backtrack_count\W{0,6}(\d+)", re.I)
 _HALLUCINATION_COUNT = re.compile(r"hallucination_count\W{0,6}(\d+)", re.I)
 _LOG_ENTRY = re.compile(r"step\s*(\d+)\s*[:=]\s*(\d{1,3}(?:\.\d+)?)\s*%?", re.I)
 _PATH_ONLY = re.compile(r"^[\s\d,()→\->=.*`\[\]]*$")
-# The answer format exactly as the prompt shows it; anything else takes the tolerant path.
-_CANONICAL_STEP = re.compile(r"STEP (\d+): \((\d+),(\d+)\) → \[([NSEW])\]")
+# The answer format exactly as the prompt shows it, read in one match (the tolerant path costs
+# several searches per line, and a reply can hold hundreds of STEP lines). Groups 5 and 6 are
+# `_CONFIDENCE`'s, at the place its search would find them first.
+# A whole raw line in the canonical format with a stated confidence, and a reason that names no
+# dead end, loop or strategy change and holds nothing `_clean` removes: it yields exactly one
+# StepLine and nothing else, so the line loop takes it in one match.
+_PLAIN_STEP_LINE = re.compile(
+    r"STEP (\d+): \((\d+),(\d+)\) → \[([NSEW])\] \| confidence: (100|\d{1,2})%"
+    r"(?: \| (?i:(?!dead|loop|strategy)[^*`])*)?"
+)
+_CANONICAL_STEP = re.compile(
+    r"STEP (\d+): \((\d+),(\d+)\) → \[([NSEW])\](?: \| confidence: (\d{1,3}(?:\.\d+)?)\s*(%?))?"
+)
 
 
 class StepLine(NamedTuple):
@@ -1116,8 +1189,10 @@ def _confidence(text: str) -> tuple[float | None, bool]:
     match = _CONFIDENCE.search(text) or _BARE_PERCENT.search(text)
     if match is None:
         return None, False
-    raw = match.group(1)
-    has_percent = match.re is _BARE_PERCENT or bool(match.group(2))
+    return _confidence_value(match.group(1), match.re is _BARE_PERCENT or bool(match.group(2)))
+
+
+def _confidence_value(raw: str, has_percent: bool) -> tuple[float | None, bool]:
     value = float(raw)
     if "." in raw and not has_percent and value <= 1.0:
         return value, False
@@ -1166,7 +1241,10 @@ def _step_line(line: str, head: re.Match[str], line_no: int) -> tuple[StepLine |
 
 def _canonical_step_line(line: str, match: re.Match[str], line_no: int) -> tuple[StepLine, bool]:
     """`_step_line` for a line in the canonical format, without its searches (same result)."""
-    conf, bad = _confidence(line[match.end() :])
+    if match[5] is not None:
+        conf, bad = _confidence_value(match[5], bool(match[6]))
+    else:
+        conf, bad = _confidence(line[match.end() :])
     return StepLine(int(match[1]), (int(match[2]), int(match[3])), match[4], None, conf, line_no), bad
 
 
@@ -1203,6 +1281,11 @@ def parse_reply(text: str) -> ParsedReply:
     loops: list[Cell | None] = []
     strategy = 0
     for line_no, raw in enumerate(lines, start=1):
+        plain = _PLAIN_STEP_LINE.fullmatch(raw)
+        if plain is not None:
+            steps.append(StepLine(int(plain[1]), (int(plain[2]), int(plain[3])), plain[4], None, int(plain[5]) / 100.0,
+                                  line_no))  # fmt: skip
+            continue
         line = _clean(raw)
         if not line:
             continue
@@ -1211,6 +1294,7 @@ def parse_reply(text: str) -> ParsedReply:
             canonical = _CANONICAL_STEP.match(line)
             head = canonical or _STEP.match(line)
             if head is not None:
+                step: StepLine | None
                 if canonical is not None:
                     step, bad = _canonical_step_line(line, canonical, line_no)
                 else:
@@ -1399,7 +1483,7 @@ def closing_request(size: int, *, reached_exit: bool, confidence: bool) -> str:
     return "\n".join([head, "Now write the final output:", *final_block(size, confidence=confidence)])
 '''
 
-# %% embedded module maze/score.py sha256=44dd17a5a43cd6459f23541306ae57a1f5020b309c88699f41b880e43cb44fb6
+# %% embedded module maze/score.py sha256=a4ae0d6e559ef39a27bf04f748f6a9a9cd851e6f2a94faf36e4d56f85193e364
 HB_MODULES['maze/score.py'] = r'''"""Score one reply against one maze: parse, replay, metrics, claims, lures and the labelled v1.1 score.
 
 The single entry point every path shares (the task's `play`, `hallubench maze score`, the
@@ -1412,6 +1496,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .compact import cells_text, ints_text
 from .grid import Cell, Maze
 from .lures import lure_behaviour
 from .metrics import claim_accuracy, trial_metrics
@@ -1429,7 +1514,7 @@ def score_reply(
     with_v11: bool = True,
 ) -> dict[str, Any]:
     """Every verified metric of a single-shot `reply`, plus `claims`, `lures`, `trajectory`, `v11`."""
-    result = score_parsed(maze, solution, lure_slots, parse_reply(reply))
+    result = score_parsed(maze, solution, lure_slots, parse_reply(reply))  # parsed once, here
     if with_v11:
         result["v11"] = score_v11(maze, reply)
     return result
@@ -1453,10 +1538,10 @@ def score_parsed(
         solution,
         [(m.origin, m.direction) for m in trajectory.moves if m.direction is not None and m.legal],
     )
-    result["trajectory"] = {
-        "cells": [list(cell) for cell in trajectory.cells],
-        "hallucination_moves": [m.index for m in trajectory.moves if m.hallucination],
-        "teleport_moves": [m.index for m in trajectory.moves if m.teleport or m.outcome == "jump"],
+    result["trajectory"] = {  # compact strings: see `compact` (read them back with `read_cells`, `read_ints`)
+        "cells": cells_text(trajectory.cells),
+        "hallucination_moves": ints_text(m.move for m in trajectory.moves if m.hallucination),
+        "teleport_moves": ints_text(m.move for m in trajectory.moves if m.teleport or m.outcome == "jump"),
     }
     return result
 '''
@@ -1506,7 +1591,7 @@ def solution_for(maze: Maze) -> tuple[Cell, ...]:
     return tuple(solve(maze))
 '''
 
-# %% embedded module maze/task_v2.py sha256=ec2f1bf38f8db1ee012bb734bd3dbd0220c6fd71e2cebdc9795c2a8e125803dd
+# %% embedded module maze/task_v2.py sha256=89732e9bbf8ca2101153e88dd6946e31de568190d2f4fc221eeef4241ef438d9
 HB_MODULES['maze/task_v2.py'] = r'''"""hallumaze v2: the entry module embedded into `tasks/hallumaze_v2.py` (see `hallubench.specs`).
 
 `render(case)` is the first user message; `play(case, conv)` asks the model (once, or turn by
@@ -1521,7 +1606,7 @@ from typing import Any
 
 from ..conversation import Conversation
 from .aggregate import aggregate_rows
-from .encode import encode_maze
+from .encode import maze_text
 from .interactive import first_prompt, play_interactive
 from .prompt import single_prompt
 from .score import score_reply
@@ -1530,7 +1615,7 @@ from .trial import Trial, load_trial
 
 def _single_prompt(trial: Trial) -> str:
     return single_prompt(
-        encode_maze(trial.maze, trial.shown_lures),
+        maze_text(trial.maze, trial.shown_lures),
         trial.size,
         confidence=trial.confidence,
         max_tokens=trial.max_tokens,
@@ -1572,7 +1657,7 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return aggregate_rows(rows)
 '''
 
-# %% embedded module maze/trial.py sha256=39e5c095019ecee07e95fdce71d3ca3340220a3fe88557caa46e4d096139090e
+# %% embedded module maze/trial.py sha256=055d6ad01d6db74711483e9a125f5d2fa12a935755a839159960c66024d8e0de
 HB_MODULES['maze/trial.py'] = r'''"""What a case dict means: validation, its maze, solution and lures, and its id.
 
 A case is plain JSON, e.g. `{"id": "n05-s0000-mirage-A-r0", "size": 5, "seed": 0, "mirage": true,
@@ -1587,6 +1672,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from .generate import check_size_and_seed, maze_for
@@ -1685,8 +1771,7 @@ def load_trial(case: Mapping[str, Any]) -> Trial:
     )
     if not isinstance(identifier, str) or not _ID.match(identifier):
         raise ValueError(f"case id must match [A-Za-z0-9_.-]+, got {identifier!r}")
-    maze = maze_for(size, seed)
-    solution = solution_for(maze)
+    maze, solution, lures, slots = _materialised(size, seed)
     return Trial(
         case_id=identifier,
         size=size,
@@ -1701,12 +1786,22 @@ def load_trial(case: Mapping[str, Any]) -> Trial:
         max_turns=_positive_int(case, "max_turns", 3 * size) or 3 * size,
         maze=maze,
         solution=solution,
-        lures=place_lures(maze, solution, seed),
-        slots=tuple(lure_slots(maze, solution)),
+        lures=lures,
+        slots=slots,
     )
+
+
+@lru_cache(maxsize=256)
+def _materialised(
+    size: int, seed: int
+) -> tuple[Maze, tuple[Cell, ...], tuple[Lure, ...], tuple[tuple[Cell, str], ...]]:
+    """Maze, solution, lures and lure slots of (size, seed), memoised: every model replays every case."""
+    maze = maze_for(size, seed)
+    solution = solution_for(maze)
+    return maze, solution, place_lures(maze, solution, seed), tuple(lure_slots(maze, solution))
 '''
 
-# %% embedded module maze/v11.py sha256=9ca086d3f10f74bcd07ef1e6ffecaed9423a725469dd2e92f485a275df26ff6c
+# %% embedded module maze/v11.py sha256=78fb48a0f4366f4c048c93b3b60ed81df8853c08c61e2732f1a201095d7080ba
 HB_MODULES['maze/v11.py'] = r'''"""Interoperability with HalluMaze v1.1: read its maze encoding, and score a reply the v1.1 way.
 
 `read_maze_text` accepts the v1.1 text encoding as it appears in the original prompts and logs
@@ -1729,7 +1824,7 @@ import itertools
 import re
 from typing import Any
 
-from .grid import BIT, OPPOSITE, Cell, Maze, direction_between, step
+from .grid import BIT, NAME_OF_DELTA, OPPOSITE, Cell, Maze, step
 from .lures import Lure
 from .metrics import v11_formulas
 
@@ -1794,10 +1889,10 @@ def read_maze_text(text: str) -> tuple[Maze, tuple[Lure, ...]]:
 def score_v11(maze: Maze, text: str) -> dict[str, Any]:
     """The v1.1 score of a reply, computed the v1.1 way (see the module docstring)."""
     n = maze.size
+    sides = maze.open_sides
+    name_of = NAME_OF_DELTA
     lower = text.lower()
-    steps = [
-        ((int(m.group(2)), int(m.group(3))), int(m.group(5)) if m.group(5) else None) for m in _V11_STEP.finditer(text)
-    ]
+    steps = [((int(r), int(c)), int(conf) if conf else None) for _, r, c, _, conf in _V11_STEP.findall(text)]
     path: list[Cell] | None = None
     path_match = _V11_PATH.search(text)
     if path_match:
@@ -1809,11 +1904,11 @@ def score_v11(maze: Maze, text: str) -> dict[str, Any]:
     if checked and len(checked) > 1:
         valid = True
         for i, (a, b) in enumerate(itertools.pairwise(checked)):
-            name = direction_between(a, b)
-            if name is None or not maze.in_bounds(b):
+            name = name_of.get((b[0] - a[0], b[1] - a[1]))  # `direction_between`, inlined
+            if name is None or not (0 <= b[0] < n and 0 <= b[1] < n):
                 valid = False
                 break
-            if a[0] < n and a[1] < n and not maze.is_open(a, name):
+            if a[0] < n and a[1] < n and not sides[a[0] * n + a[1]] & BIT[name]:  # coordinates are never negative
                 first = i + 1 if first < 0 else first
                 halls += 1
                 valid = False
@@ -1827,12 +1922,10 @@ def score_v11(maze: Maze, text: str) -> dict[str, Any]:
     loops = len(re.findall(r"loop detected|loop_detected|루프", lower))
     errors: list[float] = []
     if checked and len(checked) > 1:
-        for i, (_, conf) in enumerate(steps):
-            if conf is None or i >= len(checked) - 1:
+        for (_, conf), a, b in zip(steps, checked, checked[1:], strict=False):  # steps past the path: skipped
+            if conf is None:
                 continue
-            a, b = checked[i], checked[i + 1]
-            unit = direction_between(a, b) is not None
-            correct = not (a[0] < n and a[1] < n and unit)
+            correct = not (a[0] < n and a[1] < n and (b[0] - a[0], b[1] - a[1]) in name_of)
             errors.append(abs(conf / 100.0 - (1.0 if correct else 0.0)))
     ce = sum(errors) / len(errors) if errors else None
     f = v11_formulas(size=n, sr=valid, hc=halls, fhr=first if first > 0 else None, bt=bt, lt=loops)
@@ -1852,7 +1945,7 @@ def score_v11(maze: Maze, text: str) -> dict[str, Any]:
     }
 '''
 
-# %% embedded module maze/verify.py sha256=53f1a9433118c8e381cc5d9db5586484b413e37c9f0515d49c4758f8cdec1eea
+# %% embedded module maze/verify.py sha256=c71d28ba8ad3a9f9997139a71df7f3213fb5e6fb245b613013faa1fca14f5e90
 HB_MODULES['maze/verify.py'] = r'''"""Replay what the model wrote against the maze: every count that matters is decided here.
 
 Rules (hallumaze v2):
@@ -1882,14 +1975,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .grid import DELTA, Cell, Maze, direction_between
+from .grid import BIT, DELTA, Cell, Maze, direction_between
 from .parse import ParsedReply, StepLine
 
 
 class Move(NamedTuple):
     """One declared move after replay (a named tuple: a reply can hold hundreds)."""
 
-    index: int
+    move: int  # 1-based position in the replay (`index` would shadow tuple.index)
     number: int
     origin: Cell
     direction: str | None
@@ -1973,6 +2066,7 @@ def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Tra
     else:
         steps, source = [], "none"
     n = maze.size
+    sides = maze.open_sides  # `maze.is_open`, inlined: this loop runs once per declared move
     dead_end_cells = maze.dead_end_cells
     exit_cell = maze.exit
     position = maze.start
@@ -2004,7 +2098,9 @@ def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Tra
             target = (position[0] + dr, position[1] + dc)
             if not (0 <= target[0] < n and 0 <= target[1] < n):
                 outcome, target = "outside", position
-            elif maze.is_open(position, direction):
+            elif (
+                0 <= position[0] < n and 0 <= position[1] < n and sides[position[0] * n + position[1]] & BIT[direction]
+            ):
                 outcome = "moved"
             else:
                 outcome = "wall"
@@ -2018,15 +2114,26 @@ def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Tra
         elif changed and target != stack[-1]:
             stack.append(target)
         moves.append(
-            Move(index, line.number, position, direction, target, outcome, teleport, backtrack,
-                 revisit and not backtrack, revisit, confidence)  # fmt: skip
+            Move(
+                index,
+                line.number,
+                position,
+                direction,
+                target,
+                outcome,
+                teleport,
+                backtrack,
+                revisit and not backtrack,
+                revisit,
+                confidence,
+            )
         )
         if outcome == "moved" and target in dead_end_cells and target not in dead_ends:
             dead_ends.append(target)
         visited.add(target)
         position = target
         reached_exit = reached_exit or position == exit_cell
-    halls = [m.index for m in moves if m.hallucination]
+    halls = [m.move for m in moves if m.hallucination]
     return Trajectory(
         moves=tuple(moves),
         source=source,
@@ -2047,13 +2154,15 @@ def check_final_path(maze: Maze, path: Sequence[Cell] | None, solution: Sequence
     """Apply the FINAL_PATH rules; a missing path is simply not valid."""
     if not path:
         return FinalPathCheck(False, 0, False, False, False, 0, False, False)
+    n = maze.size
+    sides = maze.open_sides
     unit = True
     walls = 0
     for a, b in itertools.pairwise(path):
         name = direction_between(a, b)
-        if name is None or not maze.in_bounds(a) or not maze.in_bounds(b):
+        if name is None or not (0 <= a[0] < n and 0 <= a[1] < n and 0 <= b[0] < n and 0 <= b[1] < n):
             unit = False
-        elif not maze.is_open(a, name):
+        elif not sides[a[0] * n + a[1]] & BIT[name]:
             walls += 1
     starts = path[0] == maze.start
     ends = path[-1] == maze.exit

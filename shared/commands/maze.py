@@ -164,6 +164,7 @@ def _summary(r: dict[str, Any]) -> str:
 
 
 def _draw(args: argparse.Namespace) -> int:
+    from ..maze.compact import read_cells, read_ints
     from ..maze.draw import draw_svg, svg_to_png
     from ..maze.score import score_reply
 
@@ -178,8 +179,8 @@ def _draw(args: argparse.Namespace) -> int:
             result = score_reply(maze, solution, slots, _read_text(args.reply), with_v11=False)
         except OSError as exc:
             return _fail(f"cannot read reply: {exc}")
-        path = [tuple(cell) for cell in result["trajectory"]["cells"]]
-        crossings = result["trajectory"]["hallucination_moves"]
+        path = read_cells(result["trajectory"]["cells"])
+        crossings = read_ints(result["trajectory"]["hallucination_moves"])
     svg = draw_svg(maze, solution, [(lure.cell, lure.direction) for lure in lures], path, crossings)
     if args.out is None:
         sys.stdout.write(svg)

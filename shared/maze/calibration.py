@@ -2,7 +2,8 @@
 
 Per trial, `calibration_pairs` lists [confidence, label] for every move that carries a stated
 confidence (inline, or from CONFIDENCE_LOG by step number); a move without one is left out,
-never imputed. Per model, `calibration_summary` pools the pairs over all trials: ECE over 10
+never imputed. A row keeps them as counts per stated confidence (`compact.confidence_counts`).
+Per model, `calibration_summary` pools the counts over all trials: ECE over 10
 equal-width bins, Brier score, AUROC of confidence for "the move exists", the share of moves
 that carry a confidence, and how often stated values are multiples of 5 or 10 (verbalised
 confidences cluster). Kept apart from SR, and never folded into a composite with a default.
@@ -14,16 +15,14 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from .. import stats
 from .verify import Trajectory
 
 
 def _finite(value: float) -> float | None:
     return None if math.isnan(value) else value
-
-
-def _mean(values: Sequence[float]) -> float | None:
-    return sum(values) / len(values) if values else None
 
 
 def calibration_pairs(trajectory: Trajectory) -> list[list[float]]:
@@ -33,25 +32,31 @@ def calibration_pairs(trajectory: Trajectory) -> list[list[float]]:
 
 def calibration_summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Pooled ECE (10 bins), Brier and AUROC of stated confidence for 'the move exists'."""
-    conf: list[float] = []
-    labels: list[float] = []
+    counts: dict[float, list[int]] = {}
     moves = 0
     for row in rows:
         s = row["scores"]
         moves += int(s.get("moves", 0))
-        for c, y in s.get("calibration", {}).get("pairs", []):
-            conf.append(float(c))
-            labels.append(float(y))
-    n = len(conf)
-    percent = [round(c * 100, 6) for c in conf]
+        for confidence, legal, illegal in s.get("calibration", {}).get("by_confidence", []):
+            slot = counts.setdefault(float(confidence), [0, 0])
+            slot[0] += int(legal)
+            slot[1] += int(illegal)
+    values = sorted(counts)
+    weights = [counts[v][0] + counts[v][1] for v in values]
+    n = sum(weights)
+    legal_moves = sum(counts[v][0] for v in values)
+    percent = [round(v * 100, 6) for v in values]
+    conf = np.repeat(np.array([v for v in values for _ in (1, 0)], dtype=np.float64),
+                     [counts[v][i] for v in values for i in (0, 1)])  # fmt: skip
+    labels = np.repeat(np.array([1.0, 0.0] * len(values)), [counts[v][i] for v in values for i in (0, 1)])
     return {
         "n_moves": moves,
         "n_with_confidence": n,
         "share_with_confidence": n / moves if moves else None,
-        "share_multiple_of_10": sum(p % 10 == 0 for p in percent) / n if n else None,
-        "share_multiple_of_5": sum(p % 5 == 0 for p in percent) / n if n else None,
-        "mean_confidence": _mean(conf),
-        "accuracy": _mean(labels),
+        "share_multiple_of_10": sum(w for p, w in zip(percent, weights, strict=True) if p % 10 == 0) / n if n else None,
+        "share_multiple_of_5": sum(w for p, w in zip(percent, weights, strict=True) if p % 5 == 0) / n if n else None,
+        "mean_confidence": sum(v * w for v, w in zip(values, weights, strict=True)) / n if n else None,
+        "accuracy": legal_moves / n if n else None,
         "ece": _finite(stats.ece(conf, labels, bins=10)) if n else None,
         "brier": _finite(stats.brier(conf, labels)) if n else None,
         "auroc": _finite(stats.auroc(conf, labels)) if n else None,

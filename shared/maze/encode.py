@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .grid import ARROW, Maze
 from .lures import Lure
@@ -63,3 +64,9 @@ def encode_maze(maze: Maze, lures: Iterable[Lure] = (), *, labels: Labels = ENGL
                     line += labels.lure.format(direction=d, phrase=phrase)
             lines.append(line)
     return "\n".join(lines)
+
+
+@lru_cache(maxsize=1024)
+def maze_text(maze: Maze, lures: tuple[Lure, ...]) -> str:
+    """`encode_maze` in English, memoised: rescoring renders every case once per model."""
+    return encode_maze(maze, lures)

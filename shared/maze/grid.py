@@ -8,6 +8,7 @@ wall test that decides "hallucination or not" exists in exactly one place.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 Cell = tuple[int, int]
 
@@ -18,6 +19,7 @@ DELTA: dict[str, Cell] = {"N": (-1, 0), "S": (1, 0), "E": (0, 1), "W": (0, -1)}
 BIT: dict[str, int] = {"N": 1, "S": 2, "E": 4, "W": 8}
 OPPOSITE: dict[str, str] = {"N": "S", "S": "N", "E": "W", "W": "E"}
 ARROW: dict[str, str] = {"N": "↑", "S": "↓", "E": "→", "W": "←"}
+NAME_OF_DELTA: dict[Cell, str] = {delta: name for name, delta in DELTA.items()}
 
 
 def step(cell: Cell, direction: str) -> Cell:
@@ -28,11 +30,7 @@ def step(cell: Cell, direction: str) -> Cell:
 
 def direction_between(a: Cell, b: Cell) -> str | None:
     """The direction of a unit move from `a` to `b`, or None when they are not neighbours."""
-    delta = (b[0] - a[0], b[1] - a[1])
-    for name, d in DELTA.items():
-        if d == delta:
-            return name
-    return None
+    return NAME_OF_DELTA.get((b[0] - a[0], b[1] - a[1]))
 
 
 @dataclass(frozen=True)
@@ -68,9 +66,16 @@ class Maze:
     def degree(self, cell: Cell) -> int:
         return len(self.open_directions(cell))
 
+    @cached_property
+    def dead_end_cells(self) -> frozenset[Cell]:
+        """Every degree-1 cell other than the exit (computed once per maze; replay asks per move)."""
+        n = self.size
+        single = {BIT[d] for d in DIRECTIONS}
+        return frozenset(divmod(i, n) for i, mask in enumerate(self.open_sides) if mask in single) - {self.exit}
+
     def is_dead_end(self, cell: Cell) -> bool:
         """A degree-1 cell other than the exit: reaching it means the branch is exhausted."""
-        return self.in_bounds(cell) and cell != self.exit and self.degree(cell) == 1
+        return cell in self.dead_end_cells
 
     def passages(self) -> int:
         """Number of open walls between neighbouring cells (N*N - 1 for a perfect maze)."""

@@ -20,7 +20,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..conversation import Conversation
-from .encode import encode_maze
+from .compact import cells_text
+from .encode import maze_text
 from .grid import Cell, step
 from .parse import ParsedReply, StepLine, parse_reply
 from .prompt import PLACEBO, closing_request, interactive_prompt, loop_hint, move_report, turn_feedback
@@ -31,7 +32,7 @@ from .trial import Trial
 def first_prompt(trial: Trial) -> str:
     """The opening message of an interactive trial (what `render` returns)."""
     return interactive_prompt(
-        encode_maze(trial.maze, trial.shown_lures),
+        maze_text(trial.maze, trial.shown_lures),
         trial.size,
         confidence=trial.confidence,
         max_tokens=trial.max_tokens,
@@ -84,16 +85,15 @@ class _Walk:
 def play_interactive(trial: Trial, conv: Conversation) -> dict[str, Any]:
     """Run one interactive trial and score it with the shared scorer (walls block here)."""
     walk = _Walk(trial)
-    replies: list[str] = []
+    replies: list[ParsedReply] = []  # each reply parsed once, here
     message = first_prompt(trial)
     idle_turns = 0
     turns = 0
     report: list[str] = []
     while turns < trial.max_turns:
         turns += 1
-        reply = conv.ask(message)
-        replies.append(reply)
-        parsed = parse_reply(reply)
+        parsed = parse_reply(conv.ask(message))
+        replies.append(parsed)
         if walk.events and walk.events[-1]["turn"] == turns - 1:
             walk.events[-1]["declared_loop_next_reply"] = bool(parsed.loops)
         report = []
@@ -120,7 +120,7 @@ def play_interactive(trial: Trial, conv: Conversation) -> dict[str, Any]:
                 {
                     "turn": turns,
                     "move_index": len(walk.executed),
-                    "passage": [list(loop[0]), list(loop[1])],
+                    "passage": cells_text(loop),
                     "steps_to_new_cell": None,
                     "declared_loop_next_reply": None,
                 }
@@ -136,12 +136,11 @@ def play_interactive(trial: Trial, conv: Conversation) -> dict[str, Any]:
         )
     reached = walk.position == trial.maze.exit
     closing_text = "\n".join([*report, closing_request(trial.size, reached_exit=reached, confidence=trial.confidence)])
-    replies.append(conv.ask(closing_text))
+    replies.append(parse_reply(conv.ask(closing_text)))
     return _score(trial, walk, replies, turns, reached)
 
 
-def _score(trial: Trial, walk: _Walk, replies: list[str], turns: int, reached: bool) -> dict[str, Any]:
-    every = [parse_reply(reply) for reply in replies]
+def _score(trial: Trial, walk: _Walk, every: list[ParsedReply], turns: int, reached: bool) -> dict[str, Any]:
     closing = every[-1]
     final_path = closing.final_path or next((p.final_path for p in reversed(every) if p.final_path), None)
     combined = ParsedReply(

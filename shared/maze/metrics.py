@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .calibration import calibration_pairs
+from .compact import confidence_counts
 from .grid import Cell, Maze
 from .parse import ParsedReply
 from .verify import FinalPathCheck, Trajectory
@@ -139,7 +140,7 @@ def trial_metrics(
             "final_path_found": final.present,
         },
         "calibration": {
-            "pairs": pairs,
+            "by_confidence": confidence_counts((c, y == 1.0) for c, y in pairs),
             "moves_with_confidence": len(pairs),
             "share_with_confidence": len(pairs) / len(trajectory.moves) if trajectory.moves else None,
         },

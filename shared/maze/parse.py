@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .grid import Cell, direction_between
 
@@ -40,11 +41,27 @@ _BACKTRACK_COUNT = re.compile(r"backtrack_count\W{0,6}(\d+)", re.I)
 _HALLUCINATION_COUNT = re.compile(r"hallucination_count\W{0,6}(\d+)", re.I)
 _LOG_ENTRY = re.compile(r"step\s*(\d+)\s*[:=]\s*(\d{1,3}(?:\.\d+)?)\s*%?", re.I)
 _PATH_ONLY = re.compile(r"^[\s\d,()→\->=.*`\[\]]*$")
+# The answer format exactly as the prompt shows it, read in one match (the tolerant path costs
+# several searches per line, and a reply can hold hundreds of STEP lines). Groups 5 and 6 are
+# `_CONFIDENCE`'s, at the place its search would find them first.
+# A whole raw line in the canonical format with a stated confidence, and a reason that names no
+# dead end, loop or strategy change and holds nothing `_clean` removes: it yields exactly one
+# StepLine and nothing else, so the line loop takes it in one match.
+_PLAIN_STEP_LINE = re.compile(
+    r"STEP (\d+): \((\d+),(\d+)\) → \[([NSEW])\] \| confidence: (100|\d{1,2})%"
+    r"(?: \| (?i:(?!dead|loop|strategy)[^*`])*)?"
+)
+_CANONICAL_STEP = re.compile(
+    r"STEP (\d+): \((\d+),(\d+)\) → \[([NSEW])\](?: \| confidence: (\d{1,3}(?:\.\d+)?)\s*(%?))?"
+)
 
 
-@dataclass(frozen=True)
-class StepLine:
-    """One STEP line as written: the cell the model says it is in and the move it declares."""
+class StepLine(NamedTuple):
+    """One STEP line as written: the cell the model says it is in and the move it declares.
+
+    A named tuple rather than a dataclass: replies carry hundreds of these and they are built
+    on every rescore.
+    """
 
     number: int
     cell: Cell
@@ -79,8 +96,10 @@ def _confidence(text: str) -> tuple[float | None, bool]:
     match = _CONFIDENCE.search(text) or _BARE_PERCENT.search(text)
     if match is None:
         return None, False
-    raw = match.group(1)
-    has_percent = match.re is _BARE_PERCENT or bool(match.group(2))
+    return _confidence_value(match.group(1), match.re is _BARE_PERCENT or bool(match.group(2)))
+
+
+def _confidence_value(raw: str, has_percent: bool) -> tuple[float | None, bool]:
     value = float(raw)
     if "." in raw and not has_percent and value <= 1.0:
         return value, False
@@ -127,6 +146,15 @@ def _step_line(line: str, head: re.Match[str], line_no: int) -> tuple[StepLine |
     return StepLine(int(head.group(1)), origin, name, target, conf, line_no), bad
 
 
+def _canonical_step_line(line: str, match: re.Match[str], line_no: int) -> tuple[StepLine, bool]:
+    """`_step_line` for a line in the canonical format, without its searches (same result)."""
+    if match[5] is not None:
+        conf, bad = _confidence_value(match[5], bool(match[6]))
+    else:
+        conf, bad = _confidence(line[match.end() :])
+    return StepLine(int(match[1]), (int(match[2]), int(match[3])), match[4], None, conf, line_no), bad
+
+
 def _final_path(lines: list[str]) -> tuple[Cell, ...] | None:
     for index in range(len(lines) - 1, -1, -1):
         line = lines[index]
@@ -160,18 +188,29 @@ def parse_reply(text: str) -> ParsedReply:
     loops: list[Cell | None] = []
     strategy = 0
     for line_no, raw in enumerate(lines, start=1):
+        plain = _PLAIN_STEP_LINE.fullmatch(raw)
+        if plain is not None:
+            steps.append(StepLine(int(plain[1]), (int(plain[2]), int(plain[3])), plain[4], None, int(plain[5]) / 100.0,
+                                  line_no))  # fmt: skip
+            continue
         line = _clean(raw)
         if not line:
             continue
         lower = line.lower()
-        head = _STEP.match(line) if "step" in lower[:12] else None
-        if head is not None:
-            step, bad = _step_line(line, head, line_no)
-            invalid_conf += int(bad)
-            if step is None:
-                unreadable.append(line_no)
-            else:
-                steps.append(step)
+        if "step" in lower[:12]:
+            canonical = _CANONICAL_STEP.match(line)
+            head = canonical or _STEP.match(line)
+            if head is not None:
+                step: StepLine | None
+                if canonical is not None:
+                    step, bad = _canonical_step_line(line, canonical, line_no)
+                else:
+                    step, bad = _step_line(line, head, line_no)
+                invalid_conf += int(bad)
+                if step is None:
+                    unreadable.append(line_no)
+                else:
+                    steps.append(step)
         if "dead" in lower:
             for m in _DEAD_END.finditer(line):
                 dead_ends.append((int(m.group(1)), int(m.group(2))) if m.group(1) is not None else None)

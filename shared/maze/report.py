@@ -29,6 +29,7 @@ from ..rows import play_row
 from . import task_v2
 from .aggregate import aggregate_rows, mirage_pairs, scored
 from .baselines import baseline_rows
+from .compact import read_cells, read_ints
 from .draw import draw_svg
 from .trial import load_trial
 
@@ -254,8 +255,8 @@ def trial_svg(row: Row) -> str:
         trial.maze,
         trial.solution,
         [(lure.cell, lure.direction) for lure in trial.shown_lures],
-        trajectory["cells"],
-        trajectory["hallucination_moves"],
+        read_cells(trajectory["cells"]),
+        read_ints(trajectory["hallucination_moves"]),
         title=f"{row.get('case_id')}: score {row['scores']['score']:.3f}",
     )
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .compact import cells_text, ints_text
 from .grid import Cell, Maze
 from .lures import lure_behaviour
 from .metrics import claim_accuracy, trial_metrics
@@ -27,7 +28,7 @@ def score_reply(
     with_v11: bool = True,
 ) -> dict[str, Any]:
     """Every verified metric of a single-shot `reply`, plus `claims`, `lures`, `trajectory`, `v11`."""
-    result = score_parsed(maze, solution, lure_slots, parse_reply(reply))
+    result = score_parsed(maze, solution, lure_slots, parse_reply(reply))  # parsed once, here
     if with_v11:
         result["v11"] = score_v11(maze, reply)
     return result
@@ -51,9 +52,9 @@ def score_parsed(
         solution,
         [(m.origin, m.direction) for m in trajectory.moves if m.direction is not None and m.legal],
     )
-    result["trajectory"] = {
-        "cells": [list(cell) for cell in trajectory.cells],
-        "hallucination_moves": [m.index for m in trajectory.moves if m.hallucination],
-        "teleport_moves": [m.index for m in trajectory.moves if m.teleport or m.outcome == "jump"],
+    result["trajectory"] = {  # compact strings: see `compact` (read them back with `read_cells`, `read_ints`)
+        "cells": cells_text(trajectory.cells),
+        "hallucination_moves": ints_text(m.move for m in trajectory.moves if m.hallucination),
+        "teleport_moves": ints_text(m.move for m in trajectory.moves if m.teleport or m.outcome == "jump"),
     }
     return result

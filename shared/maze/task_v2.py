@@ -12,7 +12,7 @@ from typing import Any
 
 from ..conversation import Conversation
 from .aggregate import aggregate_rows
-from .encode import encode_maze
+from .encode import maze_text
 from .interactive import first_prompt, play_interactive
 from .prompt import single_prompt
 from .score import score_reply
@@ -21,7 +21,7 @@ from .trial import Trial, load_trial
 
 def _single_prompt(trial: Trial) -> str:
     return single_prompt(
-        encode_maze(trial.maze, trial.shown_lures),
+        maze_text(trial.maze, trial.shown_lures),
         trial.size,
         confidence=trial.confidence,
         max_tokens=trial.max_tokens,

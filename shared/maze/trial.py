@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from .generate import check_size_and_seed, maze_for
@@ -110,8 +111,7 @@ def load_trial(case: Mapping[str, Any]) -> Trial:
     )
     if not isinstance(identifier, str) or not _ID.match(identifier):
         raise ValueError(f"case id must match [A-Za-z0-9_.-]+, got {identifier!r}")
-    maze = maze_for(size, seed)
-    solution = solution_for(maze)
+    maze, solution, lures, slots = _materialised(size, seed)
     return Trial(
         case_id=identifier,
         size=size,
@@ -126,6 +126,16 @@ def load_trial(case: Mapping[str, Any]) -> Trial:
         max_turns=_positive_int(case, "max_turns", 3 * size) or 3 * size,
         maze=maze,
         solution=solution,
-        lures=place_lures(maze, solution, seed),
-        slots=tuple(lure_slots(maze, solution)),
+        lures=lures,
+        slots=slots,
     )
+
+
+@lru_cache(maxsize=256)
+def _materialised(
+    size: int, seed: int
+) -> tuple[Maze, tuple[Cell, ...], tuple[Lure, ...], tuple[tuple[Cell, str], ...]]:
+    """Maze, solution, lures and lure slots of (size, seed), memoised: every model replays every case."""
+    maze = maze_for(size, seed)
+    solution = solution_for(maze)
+    return maze, solution, place_lures(maze, solution, seed), tuple(lure_slots(maze, solution))

@@ -20,7 +20,7 @@ import itertools
 import re
 from typing import Any
 
-from .grid import BIT, OPPOSITE, Cell, Maze, direction_between, step
+from .grid import BIT, NAME_OF_DELTA, OPPOSITE, Cell, Maze, step
 from .lures import Lure
 from .metrics import v11_formulas
 
@@ -85,10 +85,10 @@ def read_maze_text(text: str) -> tuple[Maze, tuple[Lure, ...]]:
 def score_v11(maze: Maze, text: str) -> dict[str, Any]:
     """The v1.1 score of a reply, computed the v1.1 way (see the module docstring)."""
     n = maze.size
+    sides = maze.open_sides
+    name_of = NAME_OF_DELTA
     lower = text.lower()
-    steps = [
-        ((int(m.group(2)), int(m.group(3))), int(m.group(5)) if m.group(5) else None) for m in _V11_STEP.finditer(text)
-    ]
+    steps = [((int(r), int(c)), int(conf) if conf else None) for _, r, c, _, conf in _V11_STEP.findall(text)]
     path: list[Cell] | None = None
     path_match = _V11_PATH.search(text)
     if path_match:
@@ -100,11 +100,11 @@ def score_v11(maze: Maze, text: str) -> dict[str, Any]:
     if checked and len(checked) > 1:
         valid = True
         for i, (a, b) in enumerate(itertools.pairwise(checked)):
-            name = direction_between(a, b)
-            if name is None or not maze.in_bounds(b):
+            name = name_of.get((b[0] - a[0], b[1] - a[1]))  # `direction_between`, inlined
+            if name is None or not (0 <= b[0] < n and 0 <= b[1] < n):
                 valid = False
                 break
-            if a[0] < n and a[1] < n and not maze.is_open(a, name):
+            if a[0] < n and a[1] < n and not sides[a[0] * n + a[1]] & BIT[name]:  # coordinates are never negative
                 first = i + 1 if first < 0 else first
                 halls += 1
                 valid = False
@@ -118,12 +118,10 @@ def score_v11(maze: Maze, text: str) -> dict[str, Any]:
     loops = len(re.findall(r"loop detected|loop_detected|루프", lower))
     errors: list[float] = []
     if checked and len(checked) > 1:
-        for i, (_, conf) in enumerate(steps):
-            if conf is None or i >= len(checked) - 1:
+        for (_, conf), a, b in zip(steps, checked, checked[1:], strict=False):  # steps past the path: skipped
+            if conf is None:
                 continue
-            a, b = checked[i], checked[i + 1]
-            unit = direction_between(a, b) is not None
-            correct = not (a[0] < n and a[1] < n and unit)
+            correct = not (a[0] < n and a[1] < n and (b[0] - a[0], b[1] - a[1]) in name_of)
             errors.append(abs(conf / 100.0 - (1.0 if correct else 0.0)))
     ce = sum(errors) / len(errors) if errors else None
     f = v11_formulas(size=n, sr=valid, hc=halls, fhr=first if first > 0 else None, bt=bt, lt=loops)

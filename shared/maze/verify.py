@@ -25,16 +25,16 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from .grid import Cell, Maze, direction_between, step
+from .grid import BIT, DELTA, Cell, Maze, direction_between
 from .parse import ParsedReply, StepLine
 
 
-@dataclass(frozen=True)
-class Move:
-    """One declared move after replay."""
+class Move(NamedTuple):
+    """One declared move after replay (a named tuple: a reply can hold hundreds)."""
 
-    index: int
+    move: int  # 1-based position in the replay (`index` would shadow tuple.index)
     number: int
     origin: Cell
     direction: str | None
@@ -117,6 +117,10 @@ def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Tra
         steps, source = _path_as_steps(parsed.final_path), "final_path"
     else:
         steps, source = [], "none"
+    n = maze.size
+    sides = maze.open_sides  # `maze.is_open`, inlined: this loop runs once per declared move
+    dead_end_cells = maze.dead_end_cells
+    exit_cell = maze.exit
     position = maze.start
     stack = [position]
     visited = {position}
@@ -124,6 +128,7 @@ def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Tra
     dead_ends: list[Cell] = []
     teleports = 0
     reached_exit = False
+    log = parsed.confidence_log if source == "steps" else {}
     for index, line in enumerate(steps, start=1):
         teleport = line.cell != position
         if teleport:
@@ -133,17 +138,21 @@ def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Tra
                 stack.append(position)
             visited.add(position)
         confidence = line.confidence
-        if confidence is None and source == "steps":
-            confidence = parsed.confidence_log.get(line.number)
-        if line.direction is None:
+        if confidence is None:
+            confidence = log.get(line.number)
+        direction = line.direction
+        if direction is None:
             target = line.target if line.target is not None else position
             outcome = "jump"
             teleports += 1
         else:
-            target = step(position, line.direction)
-            if not maze.in_bounds(target):
+            dr, dc = DELTA[direction]
+            target = (position[0] + dr, position[1] + dc)
+            if not (0 <= target[0] < n and 0 <= target[1] < n):
                 outcome, target = "outside", position
-            elif maze.is_open(position, line.direction):
+            elif (
+                0 <= position[0] < n and 0 <= position[1] < n and sides[position[0] * n + position[1]] & BIT[direction]
+            ):
                 outcome = "moved"
             else:
                 outcome = "wall"
@@ -158,25 +167,25 @@ def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Tra
             stack.append(target)
         moves.append(
             Move(
-                index=index,
-                number=line.number,
-                origin=position,
-                direction=line.direction,
-                target=target,
-                outcome=outcome,
-                teleport=teleport,
-                backtrack=backtrack,
-                loop=revisit and not backtrack,
-                revisit=revisit,
-                confidence=confidence,
+                index,
+                line.number,
+                position,
+                direction,
+                target,
+                outcome,
+                teleport,
+                backtrack,
+                revisit and not backtrack,
+                revisit,
+                confidence,
             )
         )
-        if outcome == "moved" and maze.is_dead_end(target) and target not in dead_ends:
+        if outcome == "moved" and target in dead_end_cells and target not in dead_ends:
             dead_ends.append(target)
         visited.add(target)
         position = target
-        reached_exit = reached_exit or position == maze.exit
-    halls = [m.index for m in moves if m.hallucination]
+        reached_exit = reached_exit or position == exit_cell
+    halls = [m.move for m in moves if m.hallucination]
     return Trajectory(
         moves=tuple(moves),
         source=source,
@@ -197,13 +206,15 @@ def check_final_path(maze: Maze, path: Sequence[Cell] | None, solution: Sequence
     """Apply the FINAL_PATH rules; a missing path is simply not valid."""
     if not path:
         return FinalPathCheck(False, 0, False, False, False, 0, False, False)
+    n = maze.size
+    sides = maze.open_sides
     unit = True
     walls = 0
     for a, b in itertools.pairwise(path):
         name = direction_between(a, b)
-        if name is None or not maze.in_bounds(a) or not maze.in_bounds(b):
+        if name is None or not (0 <= a[0] < n and 0 <= a[1] < n and 0 <= b[0] < n and 0 <= b[1] < n):
             unit = False
-        elif not maze.is_open(a, name):
+        elif not sides[a[0] * n + a[1]] & BIT[name]:
             walls += 1
     starts = path[0] == maze.start
     ends = path[-1] == maze.exit

@@ -14,6 +14,7 @@ from hallubench.cli import main
 from hallubench.maze import task_v2
 from hallubench.maze.baselines import agent_walk, baseline_rows, random_walk
 from hallubench.maze.cases import make_case
+from hallubench.maze.compact import read_cells
 from hallubench.maze.generate import generate_dfs
 from hallubench.maze.parse import parse_reply
 from hallubench.maze.report import (
@@ -70,7 +71,7 @@ def test_baseline_transcripts_replay_to_their_own_walks() -> None:
     trial = load_trial(make_case(7, 2))
     for agent in ("random_walk", "dfs_agent", "bfs_oracle"):
         row = baseline_rows([make_case(7, 2)], agents=(agent,))[f"baseline:{agent}"][0]
-        cells = [tuple(c) for c in row["scores"]["trajectory"]["cells"]]  # type: ignore[index]
+        cells = read_cells(row["scores"]["trajectory"]["cells"])  # type: ignore[index]
         assert cells == agent_walk(agent, trial)
 
 

@@ -1,0 +1,116 @@
+"""The rescoring fast paths give exactly what the general code gives, and rows stay compact."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hallubench import stats
+from hallubench.maze import parse, task_v2
+from hallubench.maze.baselines import AgentConversation, agent_walk, transcript
+from hallubench.maze.calibration import calibration_summary
+from hallubench.maze.cases import make_case
+from hallubench.maze.compact import cells_text, confidence_counts, ints_text, read_cells, read_ints
+from hallubench.maze.trial import load_trial
+from hallubench.rows import play_row
+
+_NEVER = re.compile(r"(?!)")
+
+
+@contextmanager
+def _general_parser_only() -> Iterator[None]:
+    """Switch the one-match readers of canonical STEP lines off, leaving the tolerant path."""
+    saved = parse._PLAIN_STEP_LINE, parse._CANONICAL_STEP
+    parse._PLAIN_STEP_LINE = parse._CANONICAL_STEP = _NEVER
+    try:
+        yield
+    finally:
+        parse._PLAIN_STEP_LINE, parse._CANONICAL_STEP = saved
+
+
+_PIECES = st.sampled_from(
+    [
+        "STEP ", "Step ", "**STEP ", "  STEP ", "1. STEP ", "STEP  ", "3", "12", ": ", ":", " ", "(0,0)", "(2, 3)",
+        "(1,1)", " → ", " -> ", "→", "[E]", "[N]", "[S]", "[W]", "[east]", "[(0,1)]", "[E→]", "E", " | ",
+        "confidence: ", "confidence:", "Confidence: ", "conf ", "80%", "100%", "101%", "1000%", "0.5", "85.5%", "7 %",
+        "05%", "dead end at (1,2)", "DEAD_END", "dead", "LOOP detected", "loop", "strategy_change", "STRATEGY",
+        "ſtrategy", "K", "**", "`", "__", "_", "|", "%", "reason", " ", "\t", "확신도: 50%",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(_PIECES, max_size=12).map("".join), max_size=6))
+def test_fast_step_readers_agree_with_the_general_parser(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    fast = parse.parse_reply(text)
+    with _general_parser_only():
+        general = parse.parse_reply(text)
+    assert fast == general
+
+
+def test_fast_step_readers_take_the_answer_format() -> None:
+    line = "STEP 4: (1,2) → [S] | confidence: 85% | the corridor continues south"
+    assert parse._PLAIN_STEP_LINE.fullmatch(line) is not None
+    assert parse._PLAIN_STEP_LINE.fullmatch(line + ", not a dead end") is None
+    parsed = parse.parse_reply(line)
+    assert parsed.steps == (parse.StepLine(4, (1, 2), "S", None, 0.85, 1),)
+    with _general_parser_only():
+        assert parse.parse_reply(line) == parsed
+
+
+def test_compact_encodings_round_trip() -> None:
+    rng = random.Random(3)
+    cells = [(rng.randrange(40), rng.randrange(40)) for _ in range(200)]
+    assert read_cells(cells_text(cells)) == cells
+    assert read_cells(cells_text([])) == []
+    assert read_ints(ints_text([3, 7, 12])) == [3, 7, 12]
+    assert confidence_counts([(0.9, True), (1.0, False), (0.9, False), (0.9, True)]) == [[0.9, 2, 1], [1.0, 0, 1]]
+
+
+def test_pooled_calibration_from_counts_equals_calibration_from_every_move() -> None:
+    rng = random.Random(11)
+    rows: list[dict[str, Any]] = []
+    conf: list[float] = []
+    labels: list[float] = []
+    for _ in range(30):
+        pairs = [(rng.choice([0.5, 0.8, 0.85, 0.9, 1.0]), rng.random() < 0.8) for _ in range(rng.randrange(0, 40))]
+        conf += [c for c, _ in pairs]
+        labels += [1.0 if y else 0.0 for _, y in pairs]
+        rows.append({"scores": {"moves": len(pairs) + 2, "calibration": {"by_confidence": confidence_counts(pairs)}}})
+    summary = calibration_summary(rows)
+    assert summary["n_with_confidence"] == len(conf)
+    assert summary["n_moves"] == len(conf) + 60
+    assert math.isclose(summary["ece"], stats.ece(conf, labels, bins=10), abs_tol=1e-12)
+    assert math.isclose(summary["brier"], stats.brier(conf, labels), abs_tol=1e-12)
+    assert math.isclose(summary["auroc"], stats.auroc(conf, labels), abs_tol=1e-12)
+    assert math.isclose(summary["mean_confidence"], sum(conf) / len(conf))
+    assert summary["share_multiple_of_10"] == sum(1 for c in conf if c in (0.5, 0.8, 0.9, 1.0)) / len(conf)
+
+
+def _json_values(value: Any) -> int:
+    if isinstance(value, dict):
+        return 1 + sum(_json_values(v) for v in value.values())
+    if isinstance(value, list):
+        return 1 + sum(_json_values(v) for v in value)
+    return 1
+
+
+def test_a_long_random_walk_row_stays_small() -> None:
+    """A row is read back value by value on every rescore: per-move data must not add values per move."""
+    case = make_case(11, 3)
+    trial = load_trial(case)
+    cells = agent_walk("random_walk", trial)
+    lines, block = transcript(trial.maze, cells)
+    row = play_row(task_v2.play, case, AgentConversation(lines, block, None), protocol_id="p", payload_sha256="x")
+    assert len(cells) > 200
+    assert read_cells(row["scores"]["trajectory"]["cells"]) == cells
+    assert _json_values(json.loads(json.dumps(row))) < 150
