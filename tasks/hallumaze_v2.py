@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = '53f632b391c1e3de24d210a31ed69141367b361390ddae50e9d417303797f700'
+HB_PAYLOAD_SHA256 = '6ddb23d54b20a2da5616aa33c44705d9db5a68aded18e433512da935942d0b88'
 HB_TAG = 'hallumaze/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -328,12 +328,12 @@ def aggregate_rows(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {"headline": headline, "headline_name": "hallumaze_score", "metrics": metrics}
 '''
 
-# %% embedded module maze/calibration.py sha256=9e9ff34bbcaa2f4e1ccb1cefd976906c55db1f0d0935183e0a7468b0e4f14c82
+# %% embedded module maze/calibration.py sha256=6e81d8f5cfda7ffdc3918c24741bf979b36f86e9347918aa71fb26c9efebe0c3
 HB_MODULES['maze/calibration.py'] = r'''"""Calibration of stated confidence, measured properly: per move, label = the declared move exists.
 
-Per trial, `calibration_pairs` lists [confidence, label] for every move that carries a stated
-confidence (inline, or from CONFIDENCE_LOG by step number); a move without one is left out,
-never imputed. A row keeps them as counts per stated confidence (`compact.confidence_counts`).
+Per trial, `trial_calibration` counts, per stated confidence, the moves that exist and those
+that do not, over every move that carries a confidence (inline, or from CONFIDENCE_LOG by step
+number); a move without one is left out, never imputed. Rows keep these counts.
 Per model, `calibration_summary` pools the counts over all trials: ECE over 10
 equal-width bins, Brier score, AUROC of confidence for "the move exists", the share of moves
 that carry a confidence, and how often stated values are multiples of 5 or 10 (verbalised
@@ -349,6 +349,7 @@ from typing import Any
 import numpy as np
 
 from .. import stats
+from .compact import confidence_counts
 from .verify import Trajectory
 
 
@@ -356,9 +357,15 @@ def _finite(value: float) -> float | None:
     return None if math.isnan(value) else value
 
 
-def calibration_pairs(trajectory: Trajectory) -> list[list[float]]:
-    """[confidence, label] per move with a stated confidence; label 1 when the move exists."""
-    return [[m.confidence, 1.0 if m.legal else 0.0] for m in trajectory.moves if m.confidence is not None]
+def trial_calibration(trajectory: Trajectory) -> tuple[list[list[float]], float | None, float | None]:
+    """(counts per stated confidence as [confidence, legal, illegal], CE, Brier) of one trial."""
+    counts = confidence_counts((m.confidence, m.legal) for m in trajectory.moves if m.confidence is not None)
+    n = sum(legal + illegal for _, legal, illegal in counts)
+    if not n:
+        return counts, None, None
+    ce = sum(abs(1.0 - c) * legal + c * illegal for c, legal, illegal in counts) / n
+    brier = sum((1.0 - c) ** 2 * legal + c * c * illegal for c, legal, illegal in counts) / n
+    return counts, ce, brier
 
 
 def calibration_summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -940,7 +947,7 @@ def lure_behaviour(
     return {"exposures": exposures, "follows": follows, "resists": resists}
 '''
 
-# %% embedded module maze/metrics.py sha256=9f1607edcbd2fd7bae32f89c790cea953ceb937cdea24d40853ed0a0b0e18390
+# %% embedded module maze/metrics.py sha256=8eaffee5137804b9a7e7c9d1a02efd66c33a2785715fcbc46157462901043880
 HB_MODULES['maze/metrics.py'] = r'''"""Per-trial metrics: HalluMaze v1.1's formulas, fed only with verified counts, plus claim accuracy.
 
 Formulas (v1.1, `hallumaze.py` `ResponseParser.parse`), with SR, HC, FHR, BT, LT from `verify`:
@@ -965,8 +972,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .calibration import calibration_pairs
-from .compact import confidence_counts
+from .calibration import trial_calibration
 from .grid import Cell, Maze
 from .parse import ParsedReply
 from .verify import FinalPathCheck, Trajectory
@@ -1023,9 +1029,8 @@ def trial_metrics(
     """All verified per-trial numbers for one reply."""
     sr = final.valid
     format_failure = not trajectory.moves and not final.present
-    pairs = calibration_pairs(trajectory)
-    ce = sum(abs(c - y) for c, y in pairs) / len(pairs) if pairs else None
-    brier = sum((c - y) ** 2 for c, y in pairs) / len(pairs) if pairs else None
+    counts, ce, brier = trial_calibration(trajectory)
+    rated = sum(legal + illegal for _, legal, illegal in counts)
     if format_failure:
         hrr = mei = brs = 0.0
     else:
@@ -1083,9 +1088,9 @@ def trial_metrics(
             "final_path_found": final.present,
         },
         "calibration": {
-            "by_confidence": confidence_counts((c, y == 1.0) for c, y in pairs),
-            "moves_with_confidence": len(pairs),
-            "share_with_confidence": len(pairs) / len(trajectory.moves) if trajectory.moves else None,
+            "by_confidence": counts,
+            "moves_with_confidence": rated,
+            "share_with_confidence": rated / len(trajectory.moves) if trajectory.moves else None,
         },
     }
 '''
@@ -1945,7 +1950,7 @@ def score_v11(maze: Maze, text: str) -> dict[str, Any]:
     }
 '''
 
-# %% embedded module maze/verify.py sha256=c71d28ba8ad3a9f9997139a71df7f3213fb5e6fb245b613013faa1fca14f5e90
+# %% embedded module maze/verify.py sha256=5032265c0325e68bf37190499fe9c777247280e8e8627319b312daba13a87aa0
 HB_MODULES['maze/verify.py'] = r'''"""Replay what the model wrote against the maze: every count that matters is decided here.
 
 Rules (hallumaze v2):
@@ -2050,7 +2055,8 @@ def _path_as_steps(path: Sequence[Cell]) -> list[StepLine]:
 
 
 def _episodes(flags: Sequence[bool]) -> int:
-    return sum(1 for i, flag in enumerate(flags) if flag and (i == 0 or not flags[i - 1]))
+    """Runs of consecutive True values."""
+    return sum(1 for previous, flag in zip((False, *flags), flags, strict=False) if flag and not previous)
 
 
 def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Trajectory:
@@ -2134,17 +2140,19 @@ def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Tra
         position = target
         reached_exit = reached_exit or position == exit_cell
     halls = [m.move for m in moves if m.hallucination]
+    backtracks = [m.backtrack for m in moves]
+    loops = [m.loop for m in moves]
     return Trajectory(
         moves=tuple(moves),
         source=source,
         teleports=teleports,
         hallucinations=len(halls),
         first_hallucination=halls[0] if halls else None,
-        backtracks=_episodes([m.backtrack for m in moves]),
-        backtrack_moves=sum(m.backtrack for m in moves),
-        loops=_episodes([m.loop for m in moves]),
-        loop_moves=sum(m.loop for m in moves),
-        revisits=sum(m.revisit for m in moves),
+        backtracks=_episodes(backtracks),
+        backtrack_moves=backtracks.count(True),
+        loops=_episodes(loops),
+        loop_moves=loops.count(True),
+        revisits=sum(1 for m in moves if m.revisit),
         dead_ends_reached=tuple(dead_ends),
         reached_exit=reached_exit,
     )

@@ -1,8 +1,8 @@
 """Calibration of stated confidence, measured properly: per move, label = the declared move exists.
 
-Per trial, `calibration_pairs` lists [confidence, label] for every move that carries a stated
-confidence (inline, or from CONFIDENCE_LOG by step number); a move without one is left out,
-never imputed. A row keeps them as counts per stated confidence (`compact.confidence_counts`).
+Per trial, `trial_calibration` counts, per stated confidence, the moves that exist and those
+that do not, over every move that carries a confidence (inline, or from CONFIDENCE_LOG by step
+number); a move without one is left out, never imputed. Rows keep these counts.
 Per model, `calibration_summary` pools the counts over all trials: ECE over 10
 equal-width bins, Brier score, AUROC of confidence for "the move exists", the share of moves
 that carry a confidence, and how often stated values are multiples of 5 or 10 (verbalised
@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .. import stats
+from .compact import confidence_counts
 from .verify import Trajectory
 
 
@@ -25,9 +26,15 @@ def _finite(value: float) -> float | None:
     return None if math.isnan(value) else value
 
 
-def calibration_pairs(trajectory: Trajectory) -> list[list[float]]:
-    """[confidence, label] per move with a stated confidence; label 1 when the move exists."""
-    return [[m.confidence, 1.0 if m.legal else 0.0] for m in trajectory.moves if m.confidence is not None]
+def trial_calibration(trajectory: Trajectory) -> tuple[list[list[float]], float | None, float | None]:
+    """(counts per stated confidence as [confidence, legal, illegal], CE, Brier) of one trial."""
+    counts = confidence_counts((m.confidence, m.legal) for m in trajectory.moves if m.confidence is not None)
+    n = sum(legal + illegal for _, legal, illegal in counts)
+    if not n:
+        return counts, None, None
+    ce = sum(abs(1.0 - c) * legal + c * illegal for c, legal, illegal in counts) / n
+    brier = sum((1.0 - c) ** 2 * legal + c * c * illegal for c, legal, illegal in counts) / n
+    return counts, ce, brier
 
 
 def calibration_summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

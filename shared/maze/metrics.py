@@ -22,8 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .calibration import calibration_pairs
-from .compact import confidence_counts
+from .calibration import trial_calibration
 from .grid import Cell, Maze
 from .parse import ParsedReply
 from .verify import FinalPathCheck, Trajectory
@@ -80,9 +79,8 @@ def trial_metrics(
     """All verified per-trial numbers for one reply."""
     sr = final.valid
     format_failure = not trajectory.moves and not final.present
-    pairs = calibration_pairs(trajectory)
-    ce = sum(abs(c - y) for c, y in pairs) / len(pairs) if pairs else None
-    brier = sum((c - y) ** 2 for c, y in pairs) / len(pairs) if pairs else None
+    counts, ce, brier = trial_calibration(trajectory)
+    rated = sum(legal + illegal for _, legal, illegal in counts)
     if format_failure:
         hrr = mei = brs = 0.0
     else:
@@ -140,8 +138,8 @@ def trial_metrics(
             "final_path_found": final.present,
         },
         "calibration": {
-            "by_confidence": confidence_counts((c, y == 1.0) for c, y in pairs),
-            "moves_with_confidence": len(pairs),
-            "share_with_confidence": len(pairs) / len(trajectory.moves) if trajectory.moves else None,
+            "by_confidence": counts,
+            "moves_with_confidence": rated,
+            "share_with_confidence": rated / len(trajectory.moves) if trajectory.moves else None,
         },
     }

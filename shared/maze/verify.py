@@ -102,7 +102,8 @@ def _path_as_steps(path: Sequence[Cell]) -> list[StepLine]:
 
 
 def _episodes(flags: Sequence[bool]) -> int:
-    return sum(1 for i, flag in enumerate(flags) if flag and (i == 0 or not flags[i - 1]))
+    """Runs of consecutive True values."""
+    return sum(1 for previous, flag in zip((False, *flags), flags, strict=False) if flag and not previous)
 
 
 def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Trajectory:
@@ -186,17 +187,19 @@ def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Tra
         position = target
         reached_exit = reached_exit or position == exit_cell
     halls = [m.move for m in moves if m.hallucination]
+    backtracks = [m.backtrack for m in moves]
+    loops = [m.loop for m in moves]
     return Trajectory(
         moves=tuple(moves),
         source=source,
         teleports=teleports,
         hallucinations=len(halls),
         first_hallucination=halls[0] if halls else None,
-        backtracks=_episodes([m.backtrack for m in moves]),
-        backtrack_moves=sum(m.backtrack for m in moves),
-        loops=_episodes([m.loop for m in moves]),
-        loop_moves=sum(m.loop for m in moves),
-        revisits=sum(m.revisit for m in moves),
+        backtracks=_episodes(backtracks),
+        backtrack_moves=backtracks.count(True),
+        loops=_episodes(loops),
+        loop_moves=loops.count(True),
+        revisits=sum(1 for m in moves if m.revisit),
         dead_ends_reached=tuple(dead_ends),
         reached_exit=reached_exit,
     )
