@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = '6ddb23d54b20a2da5616aa33c44705d9db5a68aded18e433512da935942d0b88'
+HB_PAYLOAD_SHA256 = 'cc2473cf5303ef010120e4431aebb706b924780bd70618d6206798754257d0aa'
 HB_TAG = 'hallumaze/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -1095,7 +1095,7 @@ def trial_metrics(
     }
 '''
 
-# %% embedded module maze/parse.py sha256=5fb83abcd95e3067fdd48e59000fa43a6b0f018bf0cb3c06d99937bad1aabd15
+# %% embedded module maze/parse.py sha256=f57e5f679297775684ad7e50bf134e8a3a01a54492495d228ebc237f55631087
 HB_MODULES['maze/parse.py'] = r'''"""Read a reply in the HalluMaze answer format: STEP lines, declarations, claimed counts, FINAL_PATH.
 
 Parsing only records what the model *wrote*; whether any of it is true is decided by `verify`.
@@ -1264,7 +1264,7 @@ def _final_path(lines: list[str]) -> tuple[Cell, ...] | None:
             if not follower.strip() or not _PATH_ONLY.match(follower):
                 break
             text += follower
-        cells = tuple((int(r), int(c)) for r, c in _CELL.findall(text))
+        cells = tuple([(int(r), int(c)) for r, c in _CELL.findall(text)])
         if cells:
             return cells
     return None
@@ -1950,7 +1950,7 @@ def score_v11(maze: Maze, text: str) -> dict[str, Any]:
     }
 '''
 
-# %% embedded module maze/verify.py sha256=5032265c0325e68bf37190499fe9c777247280e8e8627319b312daba13a87aa0
+# %% embedded module maze/verify.py sha256=7bd49bf630c18f6c6dd2dca45f782e8294ccb23d3b15fc544e235378d4e8129e
 HB_MODULES['maze/verify.py'] = r'''"""Replay what the model wrote against the maze: every count that matters is decided here.
 
 Rules (hallumaze v2):
@@ -1998,15 +1998,8 @@ class Move(NamedTuple):
     loop: bool
     revisit: bool
     confidence: float | None
-
-    @property
-    def legal(self) -> bool:
-        """The declared move exists in the maze (the calibration label)."""
-        return self.outcome == "moved"
-
-    @property
-    def hallucination(self) -> bool:
-        return self.outcome in ("wall", "outside")
+    legal: bool  # outcome == "moved": the declared move exists (the calibration label)
+    hallucination: bool  # outcome is "wall" or "outside"
 
 
 @dataclass(frozen=True)
@@ -2132,6 +2125,8 @@ def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Tra
                 revisit and not backtrack,
                 revisit,
                 confidence,
+                outcome == "moved",
+                outcome == "wall" or outcome == "outside",
             )
         )
         if outcome == "moved" and target in dead_end_cells and target not in dead_ends:

@@ -166,7 +166,7 @@ def _final_path(lines: list[str]) -> tuple[Cell, ...] | None:
             if not follower.strip() or not _PATH_ONLY.match(follower):
                 break
             text += follower
-        cells = tuple((int(r), int(c)) for r, c in _CELL.findall(text))
+        cells = tuple([(int(r), int(c)) for r, c in _CELL.findall(text)])
         if cells:
             return cells
     return None

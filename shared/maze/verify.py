@@ -45,15 +45,8 @@ class Move(NamedTuple):
     loop: bool
     revisit: bool
     confidence: float | None
-
-    @property
-    def legal(self) -> bool:
-        """The declared move exists in the maze (the calibration label)."""
-        return self.outcome == "moved"
-
-    @property
-    def hallucination(self) -> bool:
-        return self.outcome in ("wall", "outside")
+    legal: bool  # outcome == "moved": the declared move exists (the calibration label)
+    hallucination: bool  # outcome is "wall" or "outside"
 
 
 @dataclass(frozen=True)
@@ -179,6 +172,8 @@ def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Tra
                 revisit and not backtrack,
                 revisit,
                 confidence,
+                outcome == "moved",
+                outcome == "wall" or outcome == "outside",
             )
         )
         if outcome == "moved" and target in dead_end_cells and target not in dead_ends:
