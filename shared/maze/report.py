@@ -3,14 +3,16 @@
 API (every function takes plain row dicts as produced by `task_v2.play` through `play_row`):
 
 * `model_table(rows_by_model)` -> dict with `columns` and `rows` ranked by the verified
-  HalluMaze score, each with 95% bootstrap intervals for SR, MEI and score (errored trials count
+  HalluMaze score, each with 95% bootstrap intervals for SR, MEI, BRS and score (errored trials count
   0 and stay in n); render it with `table_text`, `table_markdown` or `table_csv` (JSON: the dict);
 * `with_baselines(rows_by_model)` adds the simulated random walk, DFS agent and BFS oracle on
   the same cases; `human_baseline_rows(path)` reads a human-baseline JSON file;
 * `mirage_comparison(rows)` and `ariadne_comparison(rows)`: paired differences on the same
   seeds (mirage on minus off; group B minus C) with paired bootstrap intervals;
 * `compare_models(rows_by_model)`: paired differences between models over shared cases;
-* `best_and_worst(rows)`, `trial_svg(row)`, `write_pictures(rows_by_model, folder)`.
+* `best_and_worst(rows)`, `trial_svg(row)`, `write_pictures(rows_by_model, folder)`;
+* `rescore_report(rows_by_model, pictures_dir=..., humans=...)`: all of the above as the
+  `{"text", "markdown", "json", "csv"}` report `hallubench rescore` prints and writes.
 
 Resampling lives here, never in `aggregate`, so rescoring stays cheap.
 """
@@ -27,7 +29,7 @@ from typing import Any
 from .. import stats
 from ..rows import play_row
 from . import task_v2
-from .aggregate import aggregate_rows, mirage_pairs, scored
+from .aggregate import aggregate_rows, ariadne_summary, mirage_pairs, scored
 from .baselines import baseline_rows
 from .compact import read_cells, read_ints
 from .draw import draw_svg
@@ -35,8 +37,9 @@ from .trial import load_trial
 
 Row = Mapping[str, Any]
 COLUMNS = (
-    "rank", "model", "n_trials", "n_error", "format_failures", "score", "score_low", "score_high",
-    "sr", "sr_low", "sr_high", "mei", "mei_low", "mei_high", "ce", "brs", "hc", "teleports", "ece",
+    "rank", "model", "kind", "n_trials", "n_scored", "n_error", "format_failures", "score", "score_low", "score_high",
+    "sr", "sr_low", "sr_high", "mei", "mei_low", "mei_high", "ce", "n_ce", "brs", "brs_low", "brs_high", "hc",
+    "teleports", "ece",
     "brier", "auroc", "share_with_confidence", "bt_claim_exact", "lure_follow_on", "lure_follow_off",
     "v11_score",
 )  # fmt: skip
@@ -54,23 +57,31 @@ def _interval(values: Sequence[float], resamples: int, seed: int) -> tuple[float
     return low, high
 
 
+def kind_of(name: str) -> str:
+    """`baseline` and `human` rows are named `baseline:<agent>` and `human:<group>`; the rest are models."""
+    prefix = name.split(":", 1)[0]
+    return prefix if prefix in ("baseline", "human") else "model"
+
+
 def model_row(model: str, rows: Sequence[Row], *, resamples: int = 2000, seed: int = 0) -> dict[str, Any]:
     """One line of the table: aggregate metrics plus bootstrap intervals."""
     m = aggregate_rows(rows)["metrics"]
     line: dict[str, Any] = {
         "model": model,
+        "kind": kind_of(model),
         "n_trials": m["n_trials"],
+        "n_scored": m["n_scored"],
         "n_error": m["n_error"],
         "format_failures": m["format_failures"],
+        "n_ce": sum(1 for r in scored(rows) if r["scores"].get("ce") is not None),
     }
-    for key in ("score", "sr", "mei"):
+    for key in ("score", "sr", "mei", "brs"):
         line[key] = m[key]
         line[f"{key}_low"], line[f"{key}_high"] = _interval(_values(rows, key), resamples, seed)
     calibration = m["calibration"]
     line.update(
         {
             "ce": m["ce"],
-            "brs": m["brs"],
             "hc": m["hc"],
             "teleports": m["teleports"],
             "ece": calibration["ece"],
@@ -108,23 +119,27 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-_SHOWN = ("rank", "model", "n_trials", "n_error", "score", "sr", "mei", "ce", "brs", "hc", "ece", "v11_score")
+def _with_interval(row: Mapping[str, Any], key: str) -> str:
+    if row.get(f"{key}_low") is None:
+        return _fmt(row[key])
+    return f"{_fmt(row[key])} [{_fmt(row[f'{key}_low'])}, {_fmt(row[f'{key}_high'])}]"
 
 
 def table_text(table: Mapping[str, Any]) -> str:
-    """A fixed-width terminal table (intervals in brackets)."""
-    head = ["#", "model", "n", "err", "score [95% CI]", "SR [95% CI]", "MEI", "CE", "BRS", "HC", "ECE", "v1.1"]
+    """A fixed-width terminal table (95% bootstrap intervals in brackets)."""
+    head = ["#", "model", "kind", "n", "err", "score [95% CI]", "SR [95% CI]", "MEI [95% CI]", "CE", "BRS", "HC",
+            "ECE", "v1.1"]  # fmt: skip
     body = []
     for r in table["rows"]:
         body.append(
             [
                 str(r["rank"]),
                 r["model"],
+                str(r.get("kind", "")),
                 str(r["n_trials"]),
                 str(r["n_error"]),
-                f"{_fmt(r['score'])} [{_fmt(r['score_low'])}, {_fmt(r['score_high'])}]",
-                f"{_fmt(r['sr'])} [{_fmt(r['sr_low'])}, {_fmt(r['sr_high'])}]",
-                *(_fmt(r[k]) for k in ("mei", "ce", "brs", "hc", "ece", "v11_score")),
+                *(_with_interval(r, k) for k in ("score", "sr", "mei")),
+                *(_fmt(r[k]) for k in ("ce", "brs", "hc", "ece", "v11_score")),
             ]
         )
     widths = [max(len(row[i]) for row in [head, *body]) for i in range(len(head))]
@@ -132,10 +147,19 @@ def table_text(table: Mapping[str, Any]) -> str:
     return "\n".join([*lines, "", str(table.get("note", ""))])
 
 
+_MARKDOWN_HEAD = ("#", "model", "kind", "n", "errors", "score [95% CI]", "SR [95% CI]", "MEI [95% CI]", "CE (n)",
+                  "BRS [95% CI]", "HC", "ECE", "v1.1 score")  # fmt: skip
+
+
 def table_markdown(table: Mapping[str, Any]) -> str:
-    """The table as GitHub Markdown."""
-    lines = ["| " + " | ".join(_SHOWN) + " |", "|" + "---|" * len(_SHOWN)]
-    lines += ["| " + " | ".join(_fmt(r[c]) for c in _SHOWN) + " |" for r in table["rows"]]
+    """The table as GitHub Markdown, intervals and denominators beside the rates."""
+    lines = ["| " + " | ".join(_MARKDOWN_HEAD) + " |", "|" + "---|" * len(_MARKDOWN_HEAD)]
+    for r in table["rows"]:
+        cells = [str(r["rank"]), str(r["model"]).replace("|", "\\|"), str(r.get("kind", "")), str(r["n_trials"]),
+                 str(r["n_error"]), *(_with_interval(r, k) for k in ("score", "sr", "mei")),
+                 f"{_fmt(r['ce'])} ({r.get('n_ce', '-')})", _with_interval(r, "brs"),
+                 *(_fmt(r[k]) for k in ("hc", "ece", "v11_score"))]  # fmt: skip
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -222,7 +246,7 @@ def ariadne_comparison(rows: Sequence[Row], *, resamples: int = 2000, seed: int 
     for key in ("sr", "score"):
         pairs = [(_values([by_group["B"][k]], key)[0], _values([by_group["C"][k]], key)[0]) for k in keys]
         out[key] = _paired(pairs, resamples, seed)
-    out["summary"] = aggregate_rows(rows)["metrics"]["ariadne"]
+    out["summary"] = ariadne_summary(rows)
     return out
 
 
@@ -276,3 +300,124 @@ def write_pictures(rows_by_model: Mapping[str, Sequence[Row]], folder: Path) -> 
             path.write_text(trial_svg(row), encoding="utf-8")
             links[model][label] = str(path)
     return links
+
+
+def _human_rows(paths: Sequence[Path], taken: set[str], problems: list[str]) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for path in paths:
+        try:
+            name, rows = human_baseline_rows(Path(path))
+        except (OSError, ValueError) as exc:  # unreadable file, bad JSON, wrong shape
+            problems.append(f"human baseline {path}: {exc}")
+            continue
+        unique, copy = name, 2
+        while unique in taken or unique in out:
+            unique, copy = f"{name} ({copy})", copy + 1
+        out[unique] = rows
+    return out
+
+
+def _diff_text(result: Mapping[str, Any]) -> str:
+    if result.get("mean_diff") is None:
+        return f"n/a (n={result.get('n', 0)} pairs)"
+    sign = "+" if result["mean_diff"] >= 0 else ""
+    return (
+        f"{sign}{result['mean_diff']:.3f} [{_fmt(result['low'])}, {_fmt(result['high'])}] (n={result['n']} pairs)"
+        + (" *" if result["excludes_zero"] else "")
+    )
+
+
+def _comparison_lines(title: str, by_model: Mapping[str, Mapping[str, Any]], keys: Sequence[str]) -> list[str]:
+    lines = [title]
+    for model, result in by_model.items():
+        lines.append(f"  {model}: " + "; ".join(f"{k.upper()} {_diff_text(result[k])}" for k in keys))
+    return lines
+
+
+def _comparison_markdown(title: str, by_model: Mapping[str, Mapping[str, Any]], keys: Sequence[str]) -> list[str]:
+    lines = [
+        f"### {title}",
+        "",
+        "| model | " + " | ".join(k.upper() for k in keys) + " |",
+        "|---|" + "---|" * len(keys),
+    ]
+    for model, result in by_model.items():
+        lines.append(f"| {model} | " + " | ".join(_diff_text(result[k]) for k in keys) + " |")
+    return [*lines, ""]
+
+
+def rescore_report(
+    rows_by_model: Mapping[str, Sequence[Row]],
+    *,
+    pictures_dir: Path | None = None,
+    humans: Sequence[Path] = (),
+    cases: Sequence[Mapping[str, Any]] | None = None,
+    resamples: int = 1000,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """The hallumaze part of `hallubench rescore`'s report: `{"text", "markdown", "json", "csv"}`.
+
+    `rows_by_model` holds the re-scored rows per model. The table ranks the models with the
+    simulated baselines (random walk, DFS agent, BFS oracle, played on the same cases, or on
+    `cases` when given) and the human groups of `humans` alongside; mirage on minus off and
+    Ariadne group B minus C are paired per model. With `pictures_dir`, each model's best and
+    worst trial is drawn there and linked. A human file that cannot be read is listed under
+    `problems`, never fatal.
+    """
+    problems: list[str] = []
+    models = {name: list(rows) for name, rows in rows_by_model.items()}
+    wanted = [dict(c) for c in cases] if cases is not None else _cases_of(models)
+    baselines: dict[str, Sequence[Row]] = dict(baseline_rows(wanted)) if wanted else {}
+    human = _human_rows(humans, set(models) | set(baselines), problems)
+    everyone: dict[str, Sequence[Row]] = {**models, **baselines, **human}
+    table = model_table(everyone, resamples=resamples, seed=seed)
+    compared: dict[str, Sequence[Row]] = {**models, **human}
+    mirage = {m: mirage_comparison(rows, resamples=resamples, seed=seed) for m, rows in compared.items()}
+    ariadne = {m: ariadne_comparison(rows, resamples=resamples, seed=seed) for m, rows in models.items()}
+    pictures = write_pictures(models, Path(pictures_dir)) if pictures_dir is not None else {}
+    data = {
+        "benchmark": "hallumaze",
+        "table": table,
+        "mirage_on_minus_off": mirage,
+        "ariadne_b_minus_c": ariadne,
+        "pictures": pictures,
+        "baselines": sorted(baselines),
+        "humans": sorted(human),
+        "problems": problems,
+        "resamples": resamples,
+    }
+    text = [
+        "hallumaze: verified scores (95% bootstrap intervals; errored trials count 0 and stay in n)",
+        table_text(table),
+        "",
+        *_comparison_lines(
+            "Mirage on minus off, paired on the same seeds (* = interval excludes 0):", mirage, ("score", "sr", "mei")
+        ),
+        "",
+        *_comparison_lines(
+            "Ariadne's Thread, hint (B) minus placebo (C), paired on the same seeds:", ariadne, ("sr", "score")
+        ),
+    ]
+    markdown = [
+        "## hallumaze",
+        "",
+        "Verified scores with 95% bootstrap intervals; errored trials count 0 and stay in n. Simulated "
+        "baselines played the same cases.",
+        "",
+        table_markdown(table),
+        *_comparison_markdown("Mirage on minus off (paired, * = interval excludes 0)", mirage, ("score", "sr", "mei")),
+        *_comparison_markdown("Ariadne's Thread: hint (B) minus placebo (C) (paired)", ariadne, ("sr", "score")),
+    ]
+    if pictures:
+        text += ["", "Best and worst trial per model:"]
+        markdown += ["### Best and worst trial per model", ""]
+        for model, links in pictures.items():
+            text += [f"  {model}: " + ", ".join(f"{label} {path}" for label, path in links.items())]
+            markdown += [
+                f"- {model}: " + ", ".join(f"[{label}]({Path(path).as_posix()})" for label, path in links.items())
+            ]
+        markdown.append("")
+    if problems:
+        text += ["", "Problems:", *(f"  {p}" for p in problems)]
+        markdown += ["### Problems", "", *(f"- {p}" for p in problems), ""]
+    return {"text": "\n".join(text) + "\n", "markdown": "\n".join(markdown), "json": data, "csv": table_csv(table)}

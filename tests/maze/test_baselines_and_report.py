@@ -12,8 +12,8 @@ import pytest
 
 from hallubench.cli import main
 from hallubench.maze import task_v2
-from hallubench.maze.baselines import agent_walk, baseline_rows, random_walk
-from hallubench.maze.cases import make_case
+from hallubench.maze.baselines import AGENTS, AgentConversation, agent_walk, baseline_rows, random_walk, transcript
+from hallubench.maze.cases import make_case, v2_cases
 from hallubench.maze.compact import read_cells
 from hallubench.maze.generate import generate_dfs
 from hallubench.maze.parse import parse_reply
@@ -23,6 +23,7 @@ from hallubench.maze.report import (
     human_baseline_rows,
     mirage_comparison,
     model_table,
+    rescore_report,
     table_csv,
     table_markdown,
     trial_svg,
@@ -30,7 +31,7 @@ from hallubench.maze.report import (
     write_pictures,
 )
 from hallubench.maze.trial import load_trial
-from hallubench.rows import error_row
+from hallubench.rows import error_row, play_row
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "maze"
 
@@ -46,6 +47,7 @@ class OneReply:
         return self.reply
 
 
+AGENT_NAMES = {f"baseline:{a}" for a in AGENTS}
 CASES = [make_case(n, s, mirage=m) for n in (5, 7) for s in range(8) for m in (True, False)]
 
 
@@ -207,3 +209,61 @@ def test_unreadable_steps_are_format_failures_not_hallucinations() -> None:
     assert parsed.steps == () and len(parsed.unreadable_steps) == 2 and parsed.loops == ((1, 1),)
     parsed = parse_reply("<think>STEP 1: (0,0) → [E]</think>\nFINAL_PATH: (0,0)→(0,1)")
     assert parsed.steps == () and parsed.final_path == ((0, 0), (0, 1))
+
+
+class _Scripted:
+    """A model that follows the mirage (random walk when hints are shown, the solution when not),
+    walks the solution after Ariadne's hint (group B) and gives up after the placebo (group C)."""
+
+    def __init__(self, case: dict[str, object]) -> None:
+        trial = load_trial(case)
+        if trial.mode == "interactive" and trial.group == "C":
+            self.inner: AgentConversation | OneReply = OneReply("I give up.")
+            return
+        agent = "random_walk" if trial.mirage and trial.mode == "single" else "bfs_oracle"
+        lines, block = transcript(trial.maze, agent_walk(agent, trial))
+        self.inner = AgentConversation(lines, block, trial.moves_per_turn if trial.mode == "interactive" else None)
+
+    def system(self, text: str) -> None:
+        pass
+
+    def ask(self, text: str) -> str:
+        return self.inner.ask(text)
+
+
+def test_rescore_report_ranks_models_beside_baselines_and_humans(tmp_path: Path) -> None:
+    cases = v2_cases(sizes=(5,), single_seeds=4, noconf_seeds=1, interactive_seeds=3)
+    follower = [play_row(task_v2.play, c, _Scripted(c), protocol_id="hallumaze/v2", payload_sha256="p") for c in cases]
+    flaky = [*follower[:-3], *(error_row("hallumaze/v2", "p", str(c["id"]), "model_call", "down") for c in cases[-3:])]
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"name": "x"}', encoding="utf-8")
+    report = rescore_report(
+        {"vendor/mirage-follower": follower, "flaky": flaky},
+        pictures_dir=tmp_path / "pictures",
+        humans=[DATA / "human_baseline_example.json", broken],
+        resamples=300,
+    )
+    data = report["json"]
+    json.dumps(data, allow_nan=False)
+    rows = {r["model"]: r for r in data["table"]["rows"]}
+    assert set(rows) == {"vendor/mirage-follower", "flaky", "human:pilot-group-1", *AGENT_NAMES}
+    assert {rows[m]["kind"] for m in AGENT_NAMES} == {"baseline"} and rows["human:pilot-group-1"]["kind"] == "human"
+    assert all(rows[m]["n_trials"] == len(cases) for m in ("flaky", *AGENT_NAMES))
+    assert rows["flaky"]["n_error"] == 3 and rows["vendor/mirage-follower"]["n_error"] == 0
+    scores = [r["score"] for r in data["table"]["rows"]]
+    assert scores == sorted(scores, reverse=True)
+    mirage = data["mirage_on_minus_off"]["vendor/mirage-follower"]["score"]
+    assert mirage["n"] == 4 and mirage["mean_diff"] < 0
+    ariadne = data["ariadne_b_minus_c"]["vendor/mirage-follower"]["sr"]
+    assert ariadne["n"] == 3 and ariadne["mean_diff"] == 1.0
+    assert set(data["pictures"]) == {"vendor/mirage-follower", "flaky"}
+    for links in data["pictures"].values():
+        for path in links.values():
+            ET.fromstring(Path(path).read_text(encoding="utf-8"))
+            assert f"({Path(path).as_posix()})" in report["markdown"]
+    assert len(data["problems"]) == 1 and str(broken) in data["problems"][0]
+    assert str(broken) in report["text"] and "vendor/mirage-follower" in report["text"]
+    assert [r["model"] for r in csv.DictReader(io.StringIO(report["csv"]))] == [
+        r["model"] for r in data["table"]["rows"]
+    ]
+    assert report["markdown"].count("| vendor/mirage-follower |") == 3  # table, mirage, Ariadne
