@@ -52,6 +52,8 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .pyparse import parse_python
+
 Language = Literal["python", "javascript", "typescript"]
 LANGUAGES: tuple[Language, ...] = ("python", "javascript", "typescript")
 
@@ -188,7 +190,7 @@ def python_problem(code: str) -> str:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escape sequences etc. are not our concern
-            tree = ast.parse(code, feature_version=PYTHON_GRAMMAR)
+            tree = parse_python(code, feature_version=PYTHON_GRAMMAR)
     except SyntaxError as exc:
         return f"does not parse as Python: {exc.msg} (line {exc.lineno})"
     except (ValueError, RecursionError, MemoryError) as exc:

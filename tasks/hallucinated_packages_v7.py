@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallucinated-packages/v7'
 HB_PROTOCOL_VERSION = 7
-HB_PAYLOAD_SHA256 = '9aa33602731f0d6be6afa812f799dc4b3f58fe4e28b6f3cdbbf695a33959032f'
+HB_PAYLOAD_SHA256 = '87dcecb5bc28b7d4b71b20024ab86e2412ec9403b8c0cc723aa6cb1f18713b77'
 HB_TAG = 'hallucinated-packages/v7'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -137,7 +137,7 @@ class EmbeddedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return importlib.import_module(f"{self.package}.{relative_name}")
 '''
 
-# %% embedded module extract.py sha256=ff81184125dfbcaeeaba1e2e59cb1e12184971c8e74630234c119eb8349852ef
+# %% embedded module extract.py sha256=69185463dba41621417ec9b631f62f5d3ab953c15a362892f176cff80da4d3d9
 HB_MODULES['extract.py'] = r'''"""Find the Python or JavaScript/TypeScript code in a model's reply, and say how it was found.
 
 Benchmarks that run or inspect model-written code (misled-tests extracts pytest files,
@@ -191,6 +191,8 @@ import re
 import warnings
 from dataclasses import dataclass, field
 from typing import Literal
+
+from .pyparse import parse_python
 
 Language = Literal["python", "javascript", "typescript"]
 LANGUAGES: tuple[Language, ...] = ("python", "javascript", "typescript")
@@ -328,7 +330,7 @@ def python_problem(code: str) -> str:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escape sequences etc. are not our concern
-            tree = ast.parse(code, feature_version=PYTHON_GRAMMAR)
+            tree = parse_python(code, feature_version=PYTHON_GRAMMAR)
     except SyntaxError as exc:
         return f"does not parse as Python: {exc.msg} (line {exc.lineno})"
     except (ValueError, RecursionError, MemoryError) as exc:
@@ -1970,7 +1972,7 @@ def extract_js(code: str, *, dialect: str = "javascript", line_offset: int = 0) 
     return JsExtraction(references, partially_parsed=partially, problems=tuple(problems))
 '''
 
-# %% embedded module packages/extract_python.py sha256=0dec50fda26cb91d93699d9897d12c215870da8b4cd7b840af1c96dc5d497658
+# %% embedded module packages/extract_python.py sha256=ff7cd475e428976be9a292e53f6390b97f06fb07f44935c56f69c82a928de533
 HB_MODULES['packages/extract_python.py'] = r'''"""Python references from one block of code, with `ast`; a line-wise fallback when it will not parse.
 
 What counts: `import a.b`, `from a.b import c`, literal `importlib.import_module("x")` and
@@ -1991,6 +1993,7 @@ import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 
+from ..pyparse import parse_python
 from .references import Reference, merge_symbols
 from .stdlib_names import is_python_stdlib
 
@@ -2320,7 +2323,7 @@ def extract_python(code: str, *, local_modules: Collection[str] = (), line_offse
     tree: ast.AST | None = None
     for attempt in (code, _blank_unparsable_lines(code)):
         try:
-            tree = ast.parse(attempt)
+            tree = parse_python(attempt)
             break
         except (SyntaxError, ValueError, RecursionError) as exc:
             problems.append(f"{type(exc).__name__}: {getattr(exc, 'msg', exc)} (line {getattr(exc, 'lineno', '?')})")
@@ -3670,7 +3673,7 @@ def run_preflight(*, gate: bool) -> dict[str, Any]:
     return run_sync(go())
 '''
 
-# %% embedded module packages/pyindex.py sha256=05cc0e46a49922f02150db9981c365b5827f0962c4c1e21a88c288d44d9a13e0
+# %% embedded module packages/pyindex.py sha256=4207bc2ec5bbd4b8c8098c6ff78d4961359693cb73754e1b92f6aadb2402be02
 HB_MODULES['packages/pyindex.py'] = r'''"""A static name index over one Python artifact, built with `ast` from the members it needs.
 
 Why not griffe or jedi: griffe drops overload-only stub definitions and skips namespace folders
@@ -3690,6 +3693,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 
+from ..pyparse import parse_python
 from .wheel_index import Archive, ArchiveError, strip_sdist_root
 
 MAX_DEPTH = 12
@@ -3933,12 +3937,12 @@ def _parse(text: str, filename: str) -> ast.Module:
     names they bind are unchanged by dropping the type-parameter syntax.
     """
     try:
-        return ast.parse(text, filename=filename)
+        return parse_python(text, filename=filename)
     except SyntaxError:
         downgraded = _PEP695_PARAMS.sub(r"\1", _PEP695_ALIAS.sub(r"\1\2 =", text))
         if downgraded == text:
             raise
-        return ast.parse(downgraded, filename=filename)
+        return parse_python(downgraded, filename=filename)
 
 
 def _strip_wheel_data(member: str) -> str:
@@ -6199,6 +6203,31 @@ def strip_sdist_root(member: str) -> str | None:
         return None
     rest = parts[1]
     return rest[len("src/") :] if rest.startswith("src/") else rest
+'''
+
+# %% embedded module pyparse.py sha256=87e62bee016ce637556bd909bb7a3aa16d220df5b160e354ddaafe197a6d8c03
+HB_MODULES['pyparse.py'] = r'''"""`ast.parse` that is safe to call from several threads on CPython 3.11.
+
+CPython 3.11's AST constructor keeps its recursion-depth counter in interpreter-wide state,
+so two threads parsing at once can fail with `SystemError: AST constructor recursion depth
+mismatch` (python/cpython gh-106905) on perfectly valid code. kaggle-benchmarks runs rows on
+threads, and the misled-tests executor classifies on threads, so every parse of model-written
+code goes through one lock. Embedded into task files: standard library only.
+"""
+
+from __future__ import annotations
+
+import ast
+import threading
+_PARSE_LOCK = threading.Lock()
+
+
+def parse_python(
+    source: str, filename: str = "<unknown>", feature_version: int | tuple[int, int] | None = None
+) -> ast.Module:
+    """`ast.parse(source, filename, feature_version=...)`, one thread at a time."""
+    with _PARSE_LOCK:
+        return ast.parse(source, filename=filename, feature_version=feature_version)
 '''
 
 # %% embedded module rows.py sha256=8a0b76ce0bbad60ba3e78d2b5c8c581731ab650d62da05c3bd6fd65ebf6437ec

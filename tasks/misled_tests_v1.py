@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'misled-tests/v1'
 HB_PROTOCOL_VERSION = 1
-HB_PAYLOAD_SHA256 = '030ec1dc47ff9ed620e452d0de9711ae94b7f8e9ecc588116978be2a46c06d8d'
+HB_PAYLOAD_SHA256 = '00b8b826982a0ededc0e06995e950a329fec73db8019881c59d539f79c64a3d9'
 HB_TAG = 'misled-tests/v1'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -137,7 +137,7 @@ class EmbeddedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return importlib.import_module(f"{self.package}.{relative_name}")
 '''
 
-# %% embedded module extract.py sha256=ff81184125dfbcaeeaba1e2e59cb1e12184971c8e74630234c119eb8349852ef
+# %% embedded module extract.py sha256=69185463dba41621417ec9b631f62f5d3ab953c15a362892f176cff80da4d3d9
 HB_MODULES['extract.py'] = r'''"""Find the Python or JavaScript/TypeScript code in a model's reply, and say how it was found.
 
 Benchmarks that run or inspect model-written code (misled-tests extracts pytest files,
@@ -191,6 +191,8 @@ import re
 import warnings
 from dataclasses import dataclass, field
 from typing import Literal
+
+from .pyparse import parse_python
 
 Language = Literal["python", "javascript", "typescript"]
 LANGUAGES: tuple[Language, ...] = ("python", "javascript", "typescript")
@@ -328,7 +330,7 @@ def python_problem(code: str) -> str:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escape sequences etc. are not our concern
-            tree = ast.parse(code, feature_version=PYTHON_GRAMMAR)
+            tree = parse_python(code, feature_version=PYTHON_GRAMMAR)
     except SyntaxError as exc:
         return f"does not parse as Python: {exc.msg} (line {exc.lineno})"
     except (ValueError, RecursionError, MemoryError) as exc:
@@ -863,7 +865,7 @@ def cached_problems(path: str | None = None) -> dict[str, Problem]:
     return _LOADED[key]
 '''
 
-# %% embedded module misled/dedupe.py sha256=7ff52b3aaca07eda242c593ee26016fcd4e7551d2876e8b12c5c590f6d1563b2
+# %% embedded module misled/dedupe.py sha256=484f573b865ec84877365b5098dfe146d3bfe3e4ad868f94b9932978423ddda2
 HB_MODULES['misled/dedupe.py'] = r'''"""Give duplicate test names distinct names before pytest collects the file.
 
 Python keeps only the last of two `def test_x` in one scope, so pytest collects one and the
@@ -879,6 +881,8 @@ from __future__ import annotations
 import ast
 import re
 from typing import Any
+
+from ..pyparse import parse_python
 
 
 def _collectable(node: ast.stmt) -> str | None:
@@ -898,7 +902,7 @@ def _scopes(tree: ast.Module) -> list[list[ast.stmt]]:
 def rename_duplicates(source: str) -> tuple[str, list[dict[str, Any]]]:
     """(source with earlier duplicates renamed, the renames); unparsable source is returned as is."""
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return source, []
     lines = source.splitlines(keepends=True)
@@ -926,8 +930,8 @@ def rename_duplicates(source: str) -> tuple[str, list[dict[str, Any]]]:
     return "".join(lines), renames
 '''
 
-# %% embedded module misled/extract_tests.py sha256=feb79023a5851f0d01817c0602f9f3385330a47d43baabe992b9fcc7a744b6a4
-HB_MODULES['misled/extract_tests.py'] = '"""From a model\'s reply to a test file we can run, or a recorded reason why there is none.\n\nReplies are read with `hallubench.extract` (fenced or bare code, any Python tag: the\nreplication lost replies whose fence was tagged in a way its extractor did not expect). The\nreply cannot be capped through kaggle-benchmarks, so a reply cut at the token cap is\nrecognised from its shape instead, by this rule:\n\n* **truncated**: a code fence that is still open at the end of the reply, or code whose only\n  syntax error is at its end (an unexpected end of file, a bracket or string never closed,\n  a block missing its body on the last line);\n* **syntax_error**: code that does not parse for another reason;\n* **no_code**: nothing that looks like Python.\n\nAll three are unusable replies: they stay in every denominator as replies with zero tests and\nare counted per reason, never dropped. `approx_tokens` (characters / 4) and `near_cap` are\nrecorded beside them so a reader can check the rule against the cap.\nEmbedded into task files: standard library only.\n"""\n\nfrom __future__ import annotations\n\nimport ast\nfrom dataclasses import asdict, dataclass\nfrom typing import Any\n\nfrom ..extract import extract_code\n\nTOKEN_CAPS = {"off": 4096, "on": 16384}\nCHARS_PER_TOKEN = 4\nNEAR_CAP_SHARE = 0.85\nUSABLE = "ok"\n_EOF_MESSAGES = ("unexpected EOF", "was never closed", "unterminated", "EOF while", "expected an indented block")\n\n\n@dataclass(frozen=True)\nclass ExtractedTests:\n    """The test file taken from a reply, and whether it can be run."""\n\n    code: str\n    status: str\n    detail: str\n    provenance: str\n    reply_chars: int\n    approx_tokens: int\n    near_cap: bool\n\n    @property\n    def usable(self) -> bool:\n        return self.status == USABLE\n\n    def as_dict(self) -> dict[str, Any]:\n        return asdict(self)\n\n\ndef _syntax_status(code: str) -> tuple[str, str]:\n    try:\n        ast.parse(code)\n    except SyntaxError as exc:\n        lines = code.rstrip("\\n").splitlines()\n        at_end = exc.lineno is not None and exc.lineno >= len(lines)\n        message = str(exc.msg)\n        if at_end or any(text in message for text in _EOF_MESSAGES):\n            return "truncated", f"code ends mid-statement: {message} (line {exc.lineno})"\n        return "syntax_error", f"{message} (line {exc.lineno})"\n    except (ValueError, RecursionError, MemoryError) as exc:\n        return "syntax_error", f"{type(exc).__name__}: {exc}"\n    return USABLE, ""\n\n\ndef extract_tests(reply: str, thinking: str) -> ExtractedTests:\n    """Apply the rule in the module doc to one reply; `thinking` ("off"/"on") selects the cap."""\n    cap = TOKEN_CAPS[thinking]\n    approx_tokens = -(-len(reply) // CHARS_PER_TOKEN)\n    near_cap = approx_tokens >= NEAR_CAP_SHARE * cap\n    extracted = extract_code(reply, "python")\n    code, provenance = extracted.code, extracted.provenance\n    if extracted.found and extracted.truncated:\n        status, detail = "truncated", "a code fence is still open at the end of the reply"\n    elif extracted.found:\n        status, detail = _syntax_status(code)\n    else:\n        # A bare reply cut mid-code does not parse, so the extractor rejects it; look again.\n        bare = reply.strip("\\n") + "\\n" if reply.strip() and "```" not in reply and "~~~" not in reply else ""\n        status, detail = ("no_code", provenance)\n        if bare and any(word in bare for word in ("def test", "import ", "assert ")):\n            bare_status, bare_detail = _syntax_status(bare)\n            if bare_status == "truncated":\n                status, detail, code = bare_status, "unfenced code " + bare_detail, bare\n    if status == USABLE and not code.strip():\n        status, detail = "no_code", "the code block is empty"\n    return ExtractedTests(code, status, detail, provenance, len(reply), approx_tokens, near_cap)\n\n\ndef spec_from_reply(reply: str, entry_point: str) -> str:\n    """The docstring text a stage-1 reply gives, however it is wrapped (fence, quotes, a whole function)."""\n    extracted = extract_code(reply, "python")\n    text = reply.strip()\n    if extracted.found:\n        try:\n            tree = ast.parse(extracted.code)\n        except SyntaxError:\n            tree = None\n        if tree is not None:\n            for node in ast.walk(tree):\n                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == entry_point:\n                    found = ast.get_docstring(node)\n                    if found:\n                        return found\n            body = tree.body\n            if len(body) == 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):\n                value = body[0].value.value\n                if isinstance(value, str):\n                    return value.strip()\n        else:\n            text = extracted.code.strip()\n    for quote in (\'"""\', "\'\'\'"):\n        if text.startswith(quote) and text.endswith(quote) and len(text) >= 6:\n            return text[3:-3].strip()\n    return text\n'
+# %% embedded module misled/extract_tests.py sha256=2fc5c1471f0452791f3d3e48ac80cfbbb870cc9eb758a9d576c308d70b0808d2
+HB_MODULES['misled/extract_tests.py'] = '"""From a model\'s reply to a test file we can run, or a recorded reason why there is none.\n\nReplies are read with `hallubench.extract` (fenced or bare code, any Python tag: the\nreplication lost replies whose fence was tagged in a way its extractor did not expect). The\nreply cannot be capped through kaggle-benchmarks, so a reply cut at the token cap is\nrecognised from its shape instead, by this rule:\n\n* **truncated**: a code fence that is still open at the end of the reply, or code whose only\n  syntax error is at its end (an unexpected end of file, a bracket or string never closed,\n  a block missing its body on the last line);\n* **syntax_error**: code that does not parse for another reason;\n* **no_code**: nothing that looks like Python.\n\nAll three are unusable replies: they stay in every denominator as replies with zero tests and\nare counted per reason, never dropped. `approx_tokens` (characters / 4) and `near_cap` are\nrecorded beside them so a reader can check the rule against the cap.\nEmbedded into task files: standard library only.\n"""\n\nfrom __future__ import annotations\n\nimport ast\nfrom dataclasses import asdict, dataclass\nfrom typing import Any\n\nfrom ..extract import extract_code\nfrom ..pyparse import parse_python\n\nTOKEN_CAPS = {"off": 4096, "on": 16384}\nCHARS_PER_TOKEN = 4\nNEAR_CAP_SHARE = 0.85\nUSABLE = "ok"\n_EOF_MESSAGES = ("unexpected EOF", "was never closed", "unterminated", "EOF while", "expected an indented block")\n\n\n@dataclass(frozen=True)\nclass ExtractedTests:\n    """The test file taken from a reply, and whether it can be run."""\n\n    code: str\n    status: str\n    detail: str\n    provenance: str\n    reply_chars: int\n    approx_tokens: int\n    near_cap: bool\n\n    @property\n    def usable(self) -> bool:\n        return self.status == USABLE\n\n    def as_dict(self) -> dict[str, Any]:\n        return asdict(self)\n\n\ndef _syntax_status(code: str) -> tuple[str, str]:\n    try:\n        parse_python(code)\n    except SyntaxError as exc:\n        lines = code.rstrip("\\n").splitlines()\n        at_end = exc.lineno is not None and exc.lineno >= len(lines)\n        message = str(exc.msg)\n        if at_end or any(text in message for text in _EOF_MESSAGES):\n            return "truncated", f"code ends mid-statement: {message} (line {exc.lineno})"\n        return "syntax_error", f"{message} (line {exc.lineno})"\n    except (ValueError, RecursionError, MemoryError) as exc:\n        return "syntax_error", f"{type(exc).__name__}: {exc}"\n    return USABLE, ""\n\n\ndef extract_tests(reply: str, thinking: str) -> ExtractedTests:\n    """Apply the rule in the module doc to one reply; `thinking` ("off"/"on") selects the cap."""\n    cap = TOKEN_CAPS[thinking]\n    approx_tokens = -(-len(reply) // CHARS_PER_TOKEN)\n    near_cap = approx_tokens >= NEAR_CAP_SHARE * cap\n    extracted = extract_code(reply, "python")\n    code, provenance = extracted.code, extracted.provenance\n    if extracted.found and extracted.truncated:\n        status, detail = "truncated", "a code fence is still open at the end of the reply"\n    elif extracted.found:\n        status, detail = _syntax_status(code)\n    else:\n        # A bare reply cut mid-code does not parse, so the extractor rejects it; look again.\n        bare = reply.strip("\\n") + "\\n" if reply.strip() and "```" not in reply and "~~~" not in reply else ""\n        status, detail = ("no_code", provenance)\n        if bare and any(word in bare for word in ("def test", "import ", "assert ")):\n            bare_status, bare_detail = _syntax_status(bare)\n            if bare_status == "truncated":\n                status, detail, code = bare_status, "unfenced code " + bare_detail, bare\n    if status == USABLE and not code.strip():\n        status, detail = "no_code", "the code block is empty"\n    return ExtractedTests(code, status, detail, provenance, len(reply), approx_tokens, near_cap)\n\n\ndef spec_from_reply(reply: str, entry_point: str) -> str:\n    """The docstring text a stage-1 reply gives, however it is wrapped (fence, quotes, a whole function)."""\n    extracted = extract_code(reply, "python")\n    text = reply.strip()\n    if extracted.found:\n        try:\n            tree = parse_python(extracted.code)\n        except SyntaxError:\n            tree = None\n        if tree is not None:\n            for node in ast.walk(tree):\n                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == entry_point:\n                    found = ast.get_docstring(node)\n                    if found:\n                        return found\n            body = tree.body\n            if len(body) == 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):\n                value = body[0].value.value\n                if isinstance(value, str):\n                    return value.strip()\n        else:\n            text = extracted.code.strip()\n    for quote in (\'"""\', "\'\'\'"):\n        if text.startswith(quote) and text.endswith(quote) and len(text) >= 6:\n            return text[3:-3].strip()\n    return text\n'
 
 # %% embedded module misled/metrics.py sha256=49aec42ce09f43dd1c13a832f9a212d636d1eea2a1feaece2aa9a7ce2d7007ee
 HB_MODULES['misled/metrics.py'] = r'''"""Rates per condition and the four primary paired comparisons of misled-tests v1.
@@ -2136,6 +2140,31 @@ def play(case: dict[str, Any], conv: Conversation) -> dict[str, Any]:
 def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Per-condition rates and the four primary paired comparisons (see metrics.py)."""
     return aggregate_rows(rows)
+'''
+
+# %% embedded module pyparse.py sha256=87e62bee016ce637556bd909bb7a3aa16d220df5b160e354ddaafe197a6d8c03
+HB_MODULES['pyparse.py'] = r'''"""`ast.parse` that is safe to call from several threads on CPython 3.11.
+
+CPython 3.11's AST constructor keeps its recursion-depth counter in interpreter-wide state,
+so two threads parsing at once can fail with `SystemError: AST constructor recursion depth
+mismatch` (python/cpython gh-106905) on perfectly valid code. kaggle-benchmarks runs rows on
+threads, and the misled-tests executor classifies on threads, so every parse of model-written
+code goes through one lock. Embedded into task files: standard library only.
+"""
+
+from __future__ import annotations
+
+import ast
+import threading
+_PARSE_LOCK = threading.Lock()
+
+
+def parse_python(
+    source: str, filename: str = "<unknown>", feature_version: int | tuple[int, int] | None = None
+) -> ast.Module:
+    """`ast.parse(source, filename, feature_version=...)`, one thread at a time."""
+    with _PARSE_LOCK:
+        return ast.parse(source, filename=filename, feature_version=feature_version)
 '''
 
 # %% embedded module rows.py sha256=8a0b76ce0bbad60ba3e78d2b5c8c581731ab650d62da05c3bd6fd65ebf6437ec

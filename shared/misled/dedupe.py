@@ -14,6 +14,8 @@ import ast
 import re
 from typing import Any
 
+from ..pyparse import parse_python
+
 
 def _collectable(node: ast.stmt) -> str | None:
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test"):
@@ -32,7 +34,7 @@ def _scopes(tree: ast.Module) -> list[list[ast.stmt]]:
 def rename_duplicates(source: str) -> tuple[str, list[dict[str, Any]]]:
     """(source with earlier duplicates renamed, the renames); unparsable source is returned as is."""
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return source, []
     lines = source.splitlines(keepends=True)

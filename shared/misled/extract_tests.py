@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..extract import extract_code
+from ..pyparse import parse_python
 
 TOKEN_CAPS = {"off": 4096, "on": 16384}
 CHARS_PER_TOKEN = 4
@@ -54,7 +55,7 @@ class ExtractedTests:
 
 def _syntax_status(code: str) -> tuple[str, str]:
     try:
-        ast.parse(code)
+        parse_python(code)
     except SyntaxError as exc:
         lines = code.rstrip("\n").splitlines()
         at_end = exc.lineno is not None and exc.lineno >= len(lines)
@@ -97,7 +98,7 @@ def spec_from_reply(reply: str, entry_point: str) -> str:
     text = reply.strip()
     if extracted.found:
         try:
-            tree = ast.parse(extracted.code)
+            tree = parse_python(extracted.code)
         except SyntaxError:
             tree = None
         if tree is not None:

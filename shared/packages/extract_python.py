@@ -18,6 +18,7 @@ import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 
+from ..pyparse import parse_python
 from .references import Reference, merge_symbols
 from .stdlib_names import is_python_stdlib
 
@@ -347,7 +348,7 @@ def extract_python(code: str, *, local_modules: Collection[str] = (), line_offse
     tree: ast.AST | None = None
     for attempt in (code, _blank_unparsable_lines(code)):
         try:
-            tree = ast.parse(attempt)
+            tree = parse_python(attempt)
             break
         except (SyntaxError, ValueError, RecursionError) as exc:
             problems.append(f"{type(exc).__name__}: {getattr(exc, 'msg', exc)} (line {getattr(exc, 'lineno', '?')})")

@@ -17,6 +17,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 
+from ..pyparse import parse_python
 from .wheel_index import Archive, ArchiveError, strip_sdist_root
 
 MAX_DEPTH = 12
@@ -260,12 +261,12 @@ def _parse(text: str, filename: str) -> ast.Module:
     names they bind are unchanged by dropping the type-parameter syntax.
     """
     try:
-        return ast.parse(text, filename=filename)
+        return parse_python(text, filename=filename)
     except SyntaxError:
         downgraded = _PEP695_PARAMS.sub(r"\1", _PEP695_ALIAS.sub(r"\1\2 =", text))
         if downgraded == text:
             raise
-        return ast.parse(downgraded, filename=filename)
+        return parse_python(downgraded, filename=filename)
 
 
 def _strip_wheel_data(member: str) -> str:
