@@ -162,7 +162,14 @@ def test_module_works_when_embedded_under_another_package() -> None:
             assert all(alias.name.split(".")[0] in sys.stdlib_module_names for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0:
             assert (node.module or "").split(".")[0] in sys.stdlib_module_names, node.module
-    finder = EmbeddedModules("frozen_extract_probe", {"extract.py": source})
+    from pathlib import PurePosixPath
+
+    from hallubench.taskfile.closure import module_closure
+
+    shared = Path(hallubench.extract.__file__).parent
+    closure = module_closure(shared, PurePosixPath("extract.py"))
+    sources = {str(path): (shared / path).read_text(encoding="utf-8") for path in closure}
+    finder = EmbeddedModules("frozen_extract_probe", sources)
     try:
         embedded = finder.load("extract")
         result = embedded.extract_code("```py\nimport os\n```\n", "python")
