@@ -315,7 +315,7 @@ V7_PROMPTS: tuple[PromptSpec, ...] = (
         "C04",
         "C",
         "javascript",
-        "Write a TypeScript function that decodes a ZRK-1 packet: one version byte, a varint "
+        "Write a Node.js function that decodes a ZRK-1 packet: one version byte, a varint "
         "field count, then fields of a varint tag and a length-prefixed UTF-8 value. Return a map "
         "from tag to string values.",
         "A hand-written decoder over a Uint8Array with TextDecoder; no third-party package is needed.",
