@@ -9,6 +9,7 @@ failure. Embedded into task files: standard library only.
 
 from __future__ import annotations
 
+import math
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -46,6 +47,32 @@ class RecordingConversation:
         if not isinstance(reply, str):
             raise ModelCallError(f"model call {self.calls} returned {type(reply).__name__}, not text")
         return reply
+
+
+def json_safe(value: Any) -> Any:
+    """`value` with NaN and infinities replaced by None.
+
+    Run files store row dicts as protobuf Structs and scores as doubles in proto3 JSON, and
+    neither accepts NaN: kaggle-benchmarks would refuse to store the whole run. An undefined
+    rate (0 of 0) therefore travels as null, its denominator beside it.
+    """
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: json_safe(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(item) for item in value]
+    return value
+
+
+def headline_value(summary: dict[str, Any]) -> float:
+    """The stored task's score: the aggregate's headline, 0.0 when it is undefined (see json_safe)."""
+    value = summary.get("headline")
+    try:
+        number = float(value) if value is not None else 0.0
+    except (TypeError, ValueError):
+        return 0.0
+    return number if math.isfinite(number) else 0.0
 
 
 def _short_traceback(exc: BaseException, limit: int = 1500) -> str:
@@ -97,4 +124,5 @@ def play_row(
     row.update(outcome)
     row["prompt_sha256"] = list(recorder.sent_sha256)
     row["calls"] = recorder.calls
-    return row
+    safe: dict[str, Any] = json_safe(row)
+    return safe

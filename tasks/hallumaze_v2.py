@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = 'cc2473cf5303ef010120e4431aebb706b924780bd70618d6206798754257d0aa'
+HB_PAYLOAD_SHA256 = '9433f55e31c7d2da098e1ca10b6f8c9f62ee792fd8c41434861afff258788c47'
 HB_TAG = 'hallumaze/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -1095,7 +1095,7 @@ def trial_metrics(
     }
 '''
 
-# %% embedded module maze/parse.py sha256=f57e5f679297775684ad7e50bf134e8a3a01a54492495d228ebc237f55631087
+# %% embedded module maze/parse.py sha256=21b157a30f947ef1a91317602565b84d045c1e024085b48e8bba6b1a0fd1996d
 HB_MODULES['maze/parse.py'] = r'''"""Read a reply in the HalluMaze answer format: STEP lines, declarations, claimed counts, FINAL_PATH.
 
 Parsing only records what the model *wrote*; whether any of it is true is decided by `verify`.
@@ -1135,8 +1135,9 @@ _DEAD_END = re.compile(
 )
 _LOOP = re.compile(r"loop[_ ]detected(?:\s+(?:at|@))?\s*(?:\(\s*(\d+)\s*,\s*(\d+)\s*\))?", re.I)
 _STRATEGY = re.compile(r"strategy[_ ]change", re.I)
-_BACKTRACK_COUNT = re.compile(r"backtrack_count\W{0,6}(\d+)", re.I)
-_HALLUCINATION_COUNT = re.compile(r"hallucination_count\W{0,6}(\d+)", re.I)
+# Both claimed counts in one scan: neither label can start inside a match of the other, so the
+# matches are exactly those of two separate scans.
+_CLAIMED_COUNT = re.compile(r"(backtrack|hallucination)_count\W{0,6}(\d+)", re.I)
 _LOG_ENTRY = re.compile(r"step\s*(\d+)\s*[:=]\s*(\d{1,3}(?:\.\d+)?)\s*%?", re.I)
 _PATH_ONLY = re.compile(r"^[\s\d,()→\->=.*`\[\]]*$")
 # The answer format exactly as the prompt shows it, read in one match (the tolerant path costs
@@ -1270,9 +1271,12 @@ def _final_path(lines: list[str]) -> tuple[Cell, ...] | None:
     return None
 
 
-def _last_int(pattern: re.Pattern[str], text: str) -> int | None:
-    found = pattern.findall(text)
-    return int(found[-1]) if found else None
+def _claimed_counts(text: str) -> tuple[int | None, int | None]:
+    """The last BACKTRACK_COUNT and the last HALLUCINATION_COUNT the text states."""
+    last: dict[str, int] = {}
+    for label, value in _CLAIMED_COUNT.findall(text):
+        last[label[0].lower()] = int(value)
+    return last.get("b"), last.get("h")
 
 
 def parse_reply(text: str) -> ParsedReply:
@@ -1325,6 +1329,7 @@ def parse_reply(text: str) -> ParsedReply:
             v = float(value)
             if v <= 100:
                 log[int(number)] = v if ("." in value and v <= 1.0) else v / 100.0
+    backtrack_count, hallucination_count = _claimed_counts(text)
     return ParsedReply(
         steps=tuple(steps),
         unreadable_steps=tuple(unreadable),
@@ -1332,8 +1337,8 @@ def parse_reply(text: str) -> ParsedReply:
         dead_ends=tuple(dead_ends),
         loops=tuple(loops),
         strategy_changes=strategy,
-        backtrack_count=_last_int(_BACKTRACK_COUNT, text),
-        hallucination_count=_last_int(_HALLUCINATION_COUNT, text),
+        backtrack_count=backtrack_count,
+        hallucination_count=hallucination_count,
         confidence_log=log,
         final_path=_final_path(lines),
     )
@@ -1806,7 +1811,7 @@ def _materialised(
     return maze, solution, place_lures(maze, solution, seed), tuple(lure_slots(maze, solution))
 '''
 
-# %% embedded module maze/v11.py sha256=78fb48a0f4366f4c048c93b3b60ed81df8853c08c61e2732f1a201095d7080ba
+# %% embedded module maze/v11.py sha256=2915dc8d0c22c705a535a71623282976714ec1f58a3aa3dcb97518681ea601a7
 HB_MODULES['maze/v11.py'] = r'''"""Interoperability with HalluMaze v1.1: read its maze encoding, and score a reply the v1.1 way.
 
 `read_maze_text` accepts the v1.1 text encoding as it appears in the original prompts and logs
@@ -1847,6 +1852,7 @@ _V11_STEP = re.compile(
 )
 _V11_PATH = re.compile(r"FINAL_PATH[:\s]+([\d,()\s→\->]+)", re.I)
 _COORD = re.compile(r"\((\d+),\s*(\d+)\)")
+_V11_CLAIM = re.compile(r"(BACKTRACK|HALLUCINATION)_COUNT[:\s]*(\d+)", re.I)
 
 
 def read_maze_text(text: str) -> tuple[Maze, tuple[Lure, ...]]:
@@ -1891,6 +1897,19 @@ def read_maze_text(text: str) -> tuple[Maze, tuple[Lure, ...]]:
     return Maze(size=size, open_sides=tuple(sides), seed=seed), tuple(lures)
 
 
+def _first_claims(text: str) -> tuple[int | None, int | None]:
+    """The first BACKTRACK_COUNT and HALLUCINATION_COUNT, as v1.1's two `re.search` calls find them.
+
+    One scan instead of two: neither label can start inside a match of the other.
+    """
+    found: dict[str, int] = {}
+    for match in _V11_CLAIM.finditer(text):
+        found.setdefault(match.group(1)[0].lower(), int(match.group(2)))
+        if len(found) == 2:
+            break
+    return found.get("b"), found.get("h")
+
+
 def score_v11(maze: Maze, text: str) -> dict[str, Any]:
     """The v1.1 score of a reply, computed the v1.1 way (see the module docstring)."""
     n = maze.size
@@ -1919,11 +1938,10 @@ def score_v11(maze: Maze, text: str) -> dict[str, Any]:
                 valid = False
         if valid and checked[-1] != maze.exit:
             valid = False
-    claimed_bt = re.search(r"BACKTRACK_COUNT[:\s]*(\d+)", text, re.I)
-    bt = max(int(claimed_bt.group(1)) if claimed_bt else 0, len(re.findall(r"dead_end|dead end|막다른", lower)))
-    claimed_hc = re.search(r"HALLUCINATION_COUNT[:\s]*(\d+)", text, re.I)
-    if claimed_hc:
-        halls = max(halls, int(claimed_hc.group(1)))
+    claimed_bt, claimed_hc = _first_claims(text)
+    bt = max(claimed_bt if claimed_bt is not None else 0, len(re.findall(r"dead_end|dead end|막다른", lower)))
+    if claimed_hc is not None:
+        halls = max(halls, claimed_hc)
     loops = len(re.findall(r"loop detected|loop_detected|루프", lower))
     errors: list[float] = []
     if checked and len(checked) > 1:
@@ -2182,7 +2200,7 @@ def check_final_path(maze: Maze, path: Sequence[Cell] | None, solution: Sequence
     )
 '''
 
-# %% embedded module rows.py sha256=8a0b76ce0bbad60ba3e78d2b5c8c581731ab650d62da05c3bd6fd65ebf6437ec
+# %% embedded module rows.py sha256=8b4ef10b7896fa4cb9c920f86b60b2d64710bd37fbe57cf5e0a44fc0c0bdf7d9
 HB_MODULES['rows.py'] = r'''"""Row results: one self-identifying dict per case, whatever happened while playing it.
 
 Run files do not store a task's inputs, so every row result carries the protocol id, the
@@ -2194,6 +2212,7 @@ failure. Embedded into task files: standard library only.
 
 from __future__ import annotations
 
+import math
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -2231,6 +2250,32 @@ class RecordingConversation:
         if not isinstance(reply, str):
             raise ModelCallError(f"model call {self.calls} returned {type(reply).__name__}, not text")
         return reply
+
+
+def json_safe(value: Any) -> Any:
+    """`value` with NaN and infinities replaced by None.
+
+    Run files store row dicts as protobuf Structs and scores as doubles in proto3 JSON, and
+    neither accepts NaN: kaggle-benchmarks would refuse to store the whole run. An undefined
+    rate (0 of 0) therefore travels as null, its denominator beside it.
+    """
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: json_safe(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(item) for item in value]
+    return value
+
+
+def headline_value(summary: dict[str, Any]) -> float:
+    """The stored task's score: the aggregate's headline, 0.0 when it is undefined (see json_safe)."""
+    value = summary.get("headline")
+    try:
+        number = float(value) if value is not None else 0.0
+    except (TypeError, ValueError):
+        return 0.0
+    return number if math.isfinite(number) else 0.0
 
 
 def _short_traceback(exc: BaseException, limit: int = 1500) -> str:
@@ -2282,7 +2327,8 @@ def play_row(
     row.update(outcome)
     row["prompt_sha256"] = list(recorder.sent_sha256)
     row["calls"] = recorder.calls
-    return row
+    safe: dict[str, Any] = json_safe(row)
+    return safe
 '''
 
 # %% embedded module stats.py sha256=cea1090fc10aff0a6a437d9308b140782280b95587c8a0f58105138554e1c545
@@ -2867,8 +2913,9 @@ def hallumaze_v2(llm) -> float:
             detail = (run.error_message or "row run returned no result")[-1500:]
             rows.append(_hb_rows.error_row(HB_PROTOCOL_ID, HB_PAYLOAD_SHA256, str(run.param_id), "run_errored", detail))
     summary = _hb_entry.aggregate(rows)
-    print(json.dumps({"protocol": HB_PROTOCOL_ID, "rows": len(rows), **summary}, sort_keys=True, default=str)[:20000])
-    return float(summary["headline"])
+    report = _hb_rows.json_safe({"protocol": HB_PROTOCOL_ID, "rows": len(rows), **summary})
+    print(json.dumps(report, sort_keys=True, default=str)[:20000])
+    return _hb_rows.headline_value(summary)
 
 
 hallumaze_v2.run(kbench.llm)

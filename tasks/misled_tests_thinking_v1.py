@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'misled-tests-thinking/v1'
 HB_PROTOCOL_VERSION = 1
-HB_PAYLOAD_SHA256 = '036d09531380c33c7cddc5de45e77583d44d14ccec5951568836738673ed2ca3'
+HB_PAYLOAD_SHA256 = '9541d57144334fcf8dcd139a73589b198a8b4f0aeb332b1c441eefddef727da6'
 HB_TAG = 'misled-tests-thinking/v1'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -2167,7 +2167,7 @@ def parse_python(
         return ast.parse(source, filename=filename, feature_version=feature_version)
 '''
 
-# %% embedded module rows.py sha256=8a0b76ce0bbad60ba3e78d2b5c8c581731ab650d62da05c3bd6fd65ebf6437ec
+# %% embedded module rows.py sha256=8b4ef10b7896fa4cb9c920f86b60b2d64710bd37fbe57cf5e0a44fc0c0bdf7d9
 HB_MODULES['rows.py'] = r'''"""Row results: one self-identifying dict per case, whatever happened while playing it.
 
 Run files do not store a task's inputs, so every row result carries the protocol id, the
@@ -2179,6 +2179,7 @@ failure. Embedded into task files: standard library only.
 
 from __future__ import annotations
 
+import math
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -2216,6 +2217,32 @@ class RecordingConversation:
         if not isinstance(reply, str):
             raise ModelCallError(f"model call {self.calls} returned {type(reply).__name__}, not text")
         return reply
+
+
+def json_safe(value: Any) -> Any:
+    """`value` with NaN and infinities replaced by None.
+
+    Run files store row dicts as protobuf Structs and scores as doubles in proto3 JSON, and
+    neither accepts NaN: kaggle-benchmarks would refuse to store the whole run. An undefined
+    rate (0 of 0) therefore travels as null, its denominator beside it.
+    """
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: json_safe(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(item) for item in value]
+    return value
+
+
+def headline_value(summary: dict[str, Any]) -> float:
+    """The stored task's score: the aggregate's headline, 0.0 when it is undefined (see json_safe)."""
+    value = summary.get("headline")
+    try:
+        number = float(value) if value is not None else 0.0
+    except (TypeError, ValueError):
+        return 0.0
+    return number if math.isfinite(number) else 0.0
 
 
 def _short_traceback(exc: BaseException, limit: int = 1500) -> str:
@@ -2267,7 +2294,8 @@ def play_row(
     row.update(outcome)
     row["prompt_sha256"] = list(recorder.sent_sha256)
     row["calls"] = recorder.calls
-    return row
+    safe: dict[str, Any] = json_safe(row)
+    return safe
 '''
 
 # %% embedded module stats.py sha256=cea1090fc10aff0a6a437d9308b140782280b95587c8a0f58105138554e1c545
@@ -3596,8 +3624,9 @@ def misled_tests_thinking_v1(llm) -> float:
             detail = (run.error_message or "row run returned no result")[-1500:]
             rows.append(_hb_rows.error_row(HB_PROTOCOL_ID, HB_PAYLOAD_SHA256, str(run.param_id), "run_errored", detail))
     summary = _hb_entry.aggregate(rows)
-    print(json.dumps({"protocol": HB_PROTOCOL_ID, "rows": len(rows), **summary}, sort_keys=True, default=str)[:20000])
-    return float(summary["headline"])
+    report = _hb_rows.json_safe({"protocol": HB_PROTOCOL_ID, "rows": len(rows), **summary})
+    print(json.dumps(report, sort_keys=True, default=str)[:20000])
+    return _hb_rows.headline_value(summary)
 
 
 misled_tests_thinking_v1.run(kbench.llm)

@@ -174,3 +174,30 @@ def test_local_case_selection_runs_only_matching_cases(hosted: tuple[Path, Path]
     first_prompts = [m["content"] for request in stub.chat_messages() for m in request[1:2]]
     assert sorted({p.split(":")[0] for p in first_prompts}) == ["Case w-0", "Case w-river"]
     assert main(["rescore", str(tmp_path / "some"), "--task", str(hosted[0])]) == 0
+
+
+def test_undefined_rates_do_not_stop_kbench_from_storing_the_run(tmp_path: Path) -> None:
+    """A NaN in a row or headline used to make kaggle-benchmarks drop the whole run file."""
+    root = tmp_path / "repo"
+    for folder in ("shared", "frozen_cases", "tasks"):
+        source = Path(__file__).resolve().parents[1] / folder
+        shutil.copytree(source, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    install_demo(root)
+    entry = root / "shared" / "demo" / "task_v1.py"
+    text = entry.read_text()
+    text = text.replace(
+        '"reply_chars": len(first) + len(second)}', '"reply_chars": len(first) + len(second), "ratio": float("nan")}'
+    )
+    text = text.replace("rate = passed / len(scored) if scored else 0.0", 'rate = float("nan")')
+    entry.write_text(text)
+    os.environ["HALLUBENCH_ROOT"] = str(root)
+    try:
+        assert main(["build", "demo"]) == 0
+    finally:
+        del os.environ["HALLUBENCH_ROOT"]
+    runs = tmp_path / "runs"
+    run_task_file(root / "tasks" / "demo_v1.py", runs, _echo)
+    parent = json.loads((runs / PARENT).read_text())
+    assert parent["results"][0]["numericResult"] == {}  # stored as 0.0
+    assert parent["subruns"][0]["results"][0]["dictResult"]["scores"]["ratio"] is None
+    assert main(["rescore", str(runs), "--task", str(root / "tasks" / "demo_v1.py")]) == 0

@@ -216,7 +216,8 @@ class Rescorer:
             hosted_headline = run.result.value if isinstance(run.result, NumericResult) else None
             local_headline = None
             if outcomes and len(outcomes) == len(run.subruns):
-                local_headline = float(self.frozen.entry.aggregate([o.local_row for o in outcomes])["headline"])
+                summary_of_rows = self.frozen.entry.aggregate([o.local_row for o in outcomes])
+                local_headline = float(self.frozen.rows.headline_value(summary_of_rows))
             agrees = None
             if hosted_headline is not None and local_headline is not None:
                 agrees = abs(hosted_headline - local_headline) <= HEADLINE_TOLERANCE * max(1.0, abs(local_headline))

@@ -139,8 +139,9 @@ def {task_function}(llm) -> float:
             detail = (run.error_message or "row run returned no result")[-1500:]
             rows.append(_hb_rows.error_row(HB_PROTOCOL_ID, HB_PAYLOAD_SHA256, str(run.param_id), "run_errored", detail))
     summary = _hb_entry.aggregate(rows)
-    print(json.dumps({{"protocol": HB_PROTOCOL_ID, "rows": len(rows), **summary}}, sort_keys=True, default=str)[:20000])
-    return float(summary["headline"])
+    report = _hb_rows.json_safe({{"protocol": HB_PROTOCOL_ID, "rows": len(rows), **summary}})
+    print(json.dumps(report, sort_keys=True, default=str)[:20000])
+    return _hb_rows.headline_value(summary)
 
 
 {task_function}.run(kbench.llm)
