@@ -57,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
     from ..kaggle_runs import load_runs
     from ..rescore.engine import rescore_runs
     from ..rescore.render import to_csv, to_json, to_markdown, to_text
+    from ..rescore.reporters import benchmark_report, pictures_option
     from ..taskfile.reader import TaskFileError, read_task_file
 
     loaded, errors = load_runs([Path(p) for p in args.paths])
@@ -77,17 +78,34 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     report = rescore_runs(task, [(item.run, str(item.path)) for item in loaded], file_errors)
-    text = to_text(report)
+    rows_by_model = {
+        model: [row.local_row for row in summary.rows if row.prompt_verified]
+        for model, summary in report.models.items()
+    }
+    extra = None
+    if any(rows_by_model.values()):
+        extra = benchmark_report(
+            task.protocol_id, rows_by_model, pictures_dir=pictures_option(args.pictures), humans=tuple(args.human)
+        )
+    text = to_text(report, show_metrics=extra is None)
     if not args.quiet:
         print(text, end="")
+        if extra is not None:
+            print("\n" + str(extra.get("text", "")), end="")
     if args.json:
-        args.json.write_text(
-            json.dumps(to_json(report), indent=1, sort_keys=True, default=str) + "\n", encoding="utf-8"
-        )
+        data = to_json(report)
+        if extra is not None:
+            data["benchmark"] = extra.get("json")
+        args.json.write_text(json.dumps(data, indent=1, sort_keys=True, default=str) + "\n", encoding="utf-8")
     if args.markdown:
-        args.markdown.write_text(to_markdown(report), encoding="utf-8")
+        markdown = to_markdown(report)
+        if extra is not None:
+            markdown += "\n" + str(extra.get("markdown", ""))
+        args.markdown.write_text(markdown, encoding="utf-8")
     if args.csv:
-        args.csv.write_text(to_csv(report), encoding="utf-8")
+        args.csv.write_text(str(extra.get("csv", "")) if extra is not None else to_csv(report), encoding="utf-8")
+    if args.rows_csv:
+        args.rows_csv.write_text(to_csv(report), encoding="utf-8")
     if report.prompt_failures:
         if args.quiet:
             print(text, end="", file=sys.stderr)

@@ -75,7 +75,7 @@ def _problems(report: RescoreReport) -> list[str]:
     return lines
 
 
-def to_text(report: RescoreReport) -> str:
+def to_text(report: RescoreReport, *, show_metrics: bool = True) -> str:
     task = report.task
     out = [
         f"hallubench rescore: {task.path} ({task.protocol_id}, payload {task.payload_sha256[:12]})",
@@ -104,7 +104,7 @@ def to_text(report: RescoreReport) -> str:
     out.append("")
     out.extend(problems or ["every prompt verified and every score agrees"])
     for model, summary in sorted(report.models.items()):
-        metrics = summary.metrics.get("metrics")
+        metrics = summary.metrics.get("metrics") if show_metrics else None
         if metrics:
             out.append("")
             out.append(f"metrics for {model} (recomputed by the frozen scorer):")
