@@ -37,8 +37,9 @@ _DEAD_END = re.compile(
 )
 _LOOP = re.compile(r"loop[_ ]detected(?:\s+(?:at|@))?\s*(?:\(\s*(\d+)\s*,\s*(\d+)\s*\))?", re.I)
 _STRATEGY = re.compile(r"strategy[_ ]change", re.I)
-_BACKTRACK_COUNT = re.compile(r"backtrack_count\W{0,6}(\d+)", re.I)
-_HALLUCINATION_COUNT = re.compile(r"hallucination_count\W{0,6}(\d+)", re.I)
+# Both claimed counts in one scan: neither label can start inside a match of the other, so the
+# matches are exactly those of two separate scans.
+_CLAIMED_COUNT = re.compile(r"(backtrack|hallucination)_count\W{0,6}(\d+)", re.I)
 _LOG_ENTRY = re.compile(r"step\s*(\d+)\s*[:=]\s*(\d{1,3}(?:\.\d+)?)\s*%?", re.I)
 _PATH_ONLY = re.compile(r"^[\s\d,()→\->=.*`\[\]]*$")
 # The answer format exactly as the prompt shows it, read in one match (the tolerant path costs
@@ -172,9 +173,12 @@ def _final_path(lines: list[str]) -> tuple[Cell, ...] | None:
     return None
 
 
-def _last_int(pattern: re.Pattern[str], text: str) -> int | None:
-    found = pattern.findall(text)
-    return int(found[-1]) if found else None
+def _claimed_counts(text: str) -> tuple[int | None, int | None]:
+    """The last BACKTRACK_COUNT and the last HALLUCINATION_COUNT the text states."""
+    last: dict[str, int] = {}
+    for label, value in _CLAIMED_COUNT.findall(text):
+        last[label[0].lower()] = int(value)
+    return last.get("b"), last.get("h")
 
 
 def parse_reply(text: str) -> ParsedReply:
@@ -227,6 +231,7 @@ def parse_reply(text: str) -> ParsedReply:
             v = float(value)
             if v <= 100:
                 log[int(number)] = v if ("." in value and v <= 1.0) else v / 100.0
+    backtrack_count, hallucination_count = _claimed_counts(text)
     return ParsedReply(
         steps=tuple(steps),
         unreadable_steps=tuple(unreadable),
@@ -234,8 +239,8 @@ def parse_reply(text: str) -> ParsedReply:
         dead_ends=tuple(dead_ends),
         loops=tuple(loops),
         strategy_changes=strategy,
-        backtrack_count=_last_int(_BACKTRACK_COUNT, text),
-        hallucination_count=_last_int(_HALLUCINATION_COUNT, text),
+        backtrack_count=backtrack_count,
+        hallucination_count=hallucination_count,
         confidence_log=log,
         final_path=_final_path(lines),
     )

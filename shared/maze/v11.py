@@ -38,6 +38,7 @@ _V11_STEP = re.compile(
 )
 _V11_PATH = re.compile(r"FINAL_PATH[:\s]+([\d,()\s→\->]+)", re.I)
 _COORD = re.compile(r"\((\d+),\s*(\d+)\)")
+_V11_CLAIM = re.compile(r"(BACKTRACK|HALLUCINATION)_COUNT[:\s]*(\d+)", re.I)
 
 
 def read_maze_text(text: str) -> tuple[Maze, tuple[Lure, ...]]:
@@ -82,6 +83,19 @@ def read_maze_text(text: str) -> tuple[Maze, tuple[Lure, ...]]:
     return Maze(size=size, open_sides=tuple(sides), seed=seed), tuple(lures)
 
 
+def _first_claims(text: str) -> tuple[int | None, int | None]:
+    """The first BACKTRACK_COUNT and HALLUCINATION_COUNT, as v1.1's two `re.search` calls find them.
+
+    One scan instead of two: neither label can start inside a match of the other.
+    """
+    found: dict[str, int] = {}
+    for match in _V11_CLAIM.finditer(text):
+        found.setdefault(match.group(1)[0].lower(), int(match.group(2)))
+        if len(found) == 2:
+            break
+    return found.get("b"), found.get("h")
+
+
 def score_v11(maze: Maze, text: str) -> dict[str, Any]:
     """The v1.1 score of a reply, computed the v1.1 way (see the module docstring)."""
     n = maze.size
@@ -110,11 +124,10 @@ def score_v11(maze: Maze, text: str) -> dict[str, Any]:
                 valid = False
         if valid and checked[-1] != maze.exit:
             valid = False
-    claimed_bt = re.search(r"BACKTRACK_COUNT[:\s]*(\d+)", text, re.I)
-    bt = max(int(claimed_bt.group(1)) if claimed_bt else 0, len(re.findall(r"dead_end|dead end|막다른", lower)))
-    claimed_hc = re.search(r"HALLUCINATION_COUNT[:\s]*(\d+)", text, re.I)
-    if claimed_hc:
-        halls = max(halls, int(claimed_hc.group(1)))
+    claimed_bt, claimed_hc = _first_claims(text)
+    bt = max(claimed_bt if claimed_bt is not None else 0, len(re.findall(r"dead_end|dead end|막다른", lower)))
+    if claimed_hc is not None:
+        halls = max(halls, claimed_hc)
     loops = len(re.findall(r"loop detected|loop_detected|루프", lower))
     errors: list[float] = []
     if checked and len(checked) > 1:

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hallubench import stats
-from hallubench.maze import parse, task_v2
+from hallubench.maze import parse, task_v2, v11
 from hallubench.maze.baselines import AgentConversation, agent_walk, transcript
 from hallubench.maze.calibration import calibration_summary
 from hallubench.maze.cases import make_case
@@ -114,3 +114,32 @@ def test_a_long_random_walk_row_stays_small() -> None:
     assert len(cells) > 200
     assert read_cells(row["scores"]["trajectory"]["cells"]) == cells
     assert _json_values(json.loads(json.dumps(row))) < 150
+
+
+_CLAIM_PIECES = st.sampled_from(
+    [
+        "BACKTRACK_COUNT", "backtrack_count", "HALLUCINATION_COUNT", "Hallucination_Count", ": ", ":", " ", "\n",
+        "**", "3", "12", "0", "x", "_", "-", "BACKTRACK", "_COUNT", "b", "h",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_CLAIM_PIECES, max_size=30).map("".join))
+def test_one_scan_count_readers_match_separate_scans(text: str) -> None:
+    def last(pattern: str) -> int | None:
+        found = re.findall(pattern, text, re.I)
+        return int(found[-1]) if found else None
+
+    def first(pattern: str) -> int | None:
+        match = re.search(pattern, text, re.I)
+        return int(match.group(1)) if match else None
+
+    assert parse._claimed_counts(text) == (
+        last(r"backtrack_count\W{0,6}(\d+)"),
+        last(r"hallucination_count\W{0,6}(\d+)"),
+    )
+    assert v11._first_claims(text) == (
+        first(r"BACKTRACK_COUNT[:\s]*(\d+)"),
+        first(r"HALLUCINATION_COUNT[:\s]*(\d+)"),
+    )
