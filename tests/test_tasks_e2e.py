@@ -110,6 +110,8 @@ def test_task_file_runs_under_kbench_and_rescore_verifies(
         for name, value in extra.items():  # rescoring hallucinated-packages asks the (same) registries again
             monkeypatch.setenv(name, value)
         assert main(["rescore", str(tmp_path), "--task", str(task), "--json", str(report)]) == 0
-    summary = json.loads(report.read_text())["summary"]
+    data = json.loads(report.read_text())
+    assert data["benchmark"], "the benchmark's own report section is missing"
+    summary = data["summary"]
     assert summary[0]["rows"] == 3 and summary[0]["prompts_verified"] == 3
     assert summary[0]["scores_agree"] == 3

@@ -9,9 +9,11 @@ Tooling: never embedded.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -119,3 +121,46 @@ def format_report(report: dict[str, Any]) -> str:
         out.append("")
     out.append("conditions: " + "; ".join(f"{c}: {DESCRIPTIONS[c]}" for c in CONDITIONS))
     return "\n".join(out)
+
+
+def rescore_report(rows_by_model: Mapping[str, Sequence[dict[str, Any]]]) -> dict[str, Any]:
+    """`hallubench rescore`'s misled-tests section: the condition table and comparisons per model."""
+    rows = [{**row, "model": model} for model, group in rows_by_model.items() for row in group]
+    report = build_report(rows)
+    text = format_report(report)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(
+        [
+            "model",
+            "condition",
+            "problems",
+            "tests",
+            "misled",
+            "misled_rate",
+            "effective",
+            "effective_rate",
+            "problems_with_effective",
+            "problems_with_misled",
+            "unusable",
+        ]
+    )
+    for name, aggregate in report["models"].items():
+        for line in aggregate["metrics"]["conditions"]:
+            writer.writerow(
+                [
+                    name,
+                    line["condition"],
+                    line["problems"],
+                    line["n_tests"],
+                    line["misled"],
+                    line["misled_rate"],
+                    line["effective"],
+                    line["effective_rate"],
+                    line["problems_with_effective"],
+                    line["problems_with_misled"],
+                    sum(line["unusable"].values()),
+                ]
+            )
+    markdown = "## misled-tests\n\n```\n" + text + "\n```\n"
+    return {"text": text + "\n", "markdown": markdown, "json": report, "csv": buffer.getvalue()}

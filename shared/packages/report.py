@@ -7,7 +7,9 @@ Flags come first. Pure text formatting: standard library only.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import csv
+import io
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 _RATES = (
@@ -68,3 +70,33 @@ def markdown_report(result: Mapping[str, Any], *, model: str = "") -> str:
             f"| {prompt} | {counts['attempts']} | {counts['fail']} | {counts['pass']} | {counts['unscored']} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def rescore_report(rows_by_model: Mapping[str, Sequence[dict[str, Any]]]) -> dict[str, Any]:
+    """`hallubench rescore`'s hallucinated-packages section: the three rates per model, with denominators."""
+    from .scoring import aggregate_rows
+
+    results = {model: aggregate_rows(list(rows)) for model, rows in sorted(rows_by_model.items())}
+    markdown = "\n".join(markdown_report(result, model=model) for model, result in results.items())
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["model", "level", "rate", "value", "numerator", "denominator", "ci_low", "ci_high", "unverified"])
+    for model, result in results.items():
+        overall = result["metrics"]["overall"]
+        for level, name, _ in _RATES:
+            rate = overall[level][name]
+            ci = rate.get("ci95") or (None, None)
+            writer.writerow(
+                [
+                    model,
+                    level,
+                    name,
+                    rate.get("rate"),
+                    rate["numerator"],
+                    rate["denominator"],
+                    ci[0],
+                    ci[1],
+                    rate["unverified"],
+                ]
+            )
+    return {"text": markdown, "markdown": markdown, "json": results, "csv": buffer.getvalue()}
