@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = '9433f55e31c7d2da098e1ca10b6f8c9f62ee792fd8c41434861afff258788c47'
+HB_PAYLOAD_SHA256 = '6ded2425a154986043ee32df2db43ea7eb8d9ca1d29fbe5d7bbb336b3b79b74c'
 HB_TAG = 'hallumaze/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -1811,7 +1811,7 @@ def _materialised(
     return maze, solution, place_lures(maze, solution, seed), tuple(lure_slots(maze, solution))
 '''
 
-# %% embedded module maze/v11.py sha256=2915dc8d0c22c705a535a71623282976714ec1f58a3aa3dcb97518681ea601a7
+# %% embedded module maze/v11.py sha256=218e477f0e2441ee9f92a80f68c5514452c0cb779fcbaa2a67963cb9b5f19f52
 HB_MODULES['maze/v11.py'] = r'''"""Interoperability with HalluMaze v1.1: read its maze encoding, and score a reply the v1.1 way.
 
 `read_maze_text` accepts the v1.1 text encoding as it appears in the original prompts and logs
@@ -1897,6 +1897,20 @@ def read_maze_text(text: str) -> tuple[Maze, tuple[Lure, ...]]:
     return Maze(size=size, open_sides=tuple(sides), seed=seed), tuple(lures)
 
 
+def _final_path_match(text: str) -> re.Match[str] | None:
+    """`_V11_PATH.search(text)`, tried only where a match can start: five characters before a "_".
+
+    A case-insensitive search scans every position of a long reply; "_" has no other case.
+    """
+    at = text.find("_", 5)
+    while at >= 0:
+        match = _V11_PATH.match(text, at - 5)
+        if match is not None:
+            return match
+        at = text.find("_", at + 1)
+    return None
+
+
 def _first_claims(text: str) -> tuple[int | None, int | None]:
     """The first BACKTRACK_COUNT and HALLUCINATION_COUNT, as v1.1's two `re.search` calls find them.
 
@@ -1918,7 +1932,7 @@ def score_v11(maze: Maze, text: str) -> dict[str, Any]:
     lower = text.lower()
     steps = [((int(r), int(c)), int(conf) if conf else None) for _, r, c, _, conf in _V11_STEP.findall(text)]
     path: list[Cell] | None = None
-    path_match = _V11_PATH.search(text)
+    path_match = _final_path_match(text)
     if path_match:
         coords = [(int(r), int(c)) for r, c in _COORD.findall(path_match.group(1))]
         if len(coords) >= 2:

@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'misled-tests-thinking/v1'
 HB_PROTOCOL_VERSION = 1
-HB_PAYLOAD_SHA256 = '9541d57144334fcf8dcd139a73589b198a8b4f0aeb332b1c441eefddef727da6'
+HB_PAYLOAD_SHA256 = '2c11677e36dcd87752f05b34a8b1e616d137dfda8b3a9da501142b53a2962fb1'
 HB_TAG = 'misled-tests-thinking/v1'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -699,7 +699,7 @@ def solution_file(problem: Problem, version: str) -> str:
     return _join(problem.prompt, body)
 '''
 
-# %% embedded module misled/data.py sha256=b0dda6f570f5a5334297521ec48af0297e4568f0de7ca97e08e2f561e5768189
+# %% embedded module misled/data.py sha256=0772e5b9125aa6a9e8c39223a18f65d584f77dbbd2abc22f685602fa78df39f4
 HB_MODULES['misled/data.py'] = r'''"""HumanEvalPack (Python) from a pinned source, verified per problem, cached, never committed.
 
 The data's licence allows redistribution, but this project keeps no copy of it: cases hold
@@ -713,6 +713,7 @@ Embedded into task files: standard library only, and no I/O until a function is 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import urllib.error
@@ -820,11 +821,15 @@ def fetch_pinned(cache: Path, *, url: str = SOURCE_URL, timeout_s: float = 60.0)
     digest = sha256_bytes(data)
     if digest != SOURCE_FILE_SHA256:
         raise DataError(f"downloaded file has sha256 {digest}, expected {SOURCE_FILE_SHA256}")
+    _store_in_cache(cache, data)
+    return data
+
+
+def _store_in_cache(cache: Path, data: bytes) -> None:
     cache.parent.mkdir(parents=True, exist_ok=True)
     partial = cache.with_suffix(".partial")
     partial.write_bytes(data)
     partial.replace(cache)
-    return data
 
 
 def load_problems(path: str | os.PathLike[str] | None = None) -> dict[str, Problem]:
@@ -837,7 +842,12 @@ def load_problems(path: str | os.PathLike[str] | None = None) -> dict[str, Probl
         data = local.read_bytes()
     except OSError as exc:
         raise DataError(f"cannot read HumanEvalPack file {local}: {exc}") from exc
-    return parse_jsonl(data, str(local))
+    problems = parse_jsonl(data, str(local))
+    cache = default_cache_path()
+    if sha256_bytes(data) == SOURCE_FILE_SHA256 and not cache.is_file():
+        with contextlib.suppress(OSError):  # the pinned bytes, verified: later offline runs need no path
+            _store_in_cache(cache, data)
+    return problems
 
 
 def verified_problem(problems: dict[str, Problem], task_id: str, expected_sha256: str) -> Problem:

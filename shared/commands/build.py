@@ -55,6 +55,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"{spec.protocol_id}: build failed: {exc}", file=sys.stderr)
             failed = True
             continue
+        except Exception as exc:  # a cases factory or render that fails: name the protocol, keep going
+            print(f"{spec.protocol_id}: build failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+            failed = True
+            continue
         if args.check:
             stale = stale_files(root, built)
             stale_total += len(stale)

@@ -11,6 +11,7 @@ Embedded into task files: standard library only, and no I/O until a function is 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import urllib.error
@@ -118,11 +119,15 @@ def fetch_pinned(cache: Path, *, url: str = SOURCE_URL, timeout_s: float = 60.0)
     digest = sha256_bytes(data)
     if digest != SOURCE_FILE_SHA256:
         raise DataError(f"downloaded file has sha256 {digest}, expected {SOURCE_FILE_SHA256}")
+    _store_in_cache(cache, data)
+    return data
+
+
+def _store_in_cache(cache: Path, data: bytes) -> None:
     cache.parent.mkdir(parents=True, exist_ok=True)
     partial = cache.with_suffix(".partial")
     partial.write_bytes(data)
     partial.replace(cache)
-    return data
 
 
 def load_problems(path: str | os.PathLike[str] | None = None) -> dict[str, Problem]:
@@ -135,7 +140,12 @@ def load_problems(path: str | os.PathLike[str] | None = None) -> dict[str, Probl
         data = local.read_bytes()
     except OSError as exc:
         raise DataError(f"cannot read HumanEvalPack file {local}: {exc}") from exc
-    return parse_jsonl(data, str(local))
+    problems = parse_jsonl(data, str(local))
+    cache = default_cache_path()
+    if sha256_bytes(data) == SOURCE_FILE_SHA256 and not cache.is_file():
+        with contextlib.suppress(OSError):  # the pinned bytes, verified: later offline runs need no path
+            _store_in_cache(cache, data)
+    return problems
 
 
 def verified_problem(problems: dict[str, Problem], task_id: str, expected_sha256: str) -> Problem:
