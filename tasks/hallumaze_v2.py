@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = '6ded2425a154986043ee32df2db43ea7eb8d9ca1d29fbe5d7bbb336b3b79b74c'
+HB_PAYLOAD_SHA256 = '0a57d4a4deb31336f88eb20d12d780506d48ba7daa1c2b8e5fcdd9ce8aa2e8b5'
 HB_TAG = 'hallumaze/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -1095,7 +1095,7 @@ def trial_metrics(
     }
 '''
 
-# %% embedded module maze/parse.py sha256=21b157a30f947ef1a91317602565b84d045c1e024085b48e8bba6b1a0fd1996d
+# %% embedded module maze/parse.py sha256=9eed7d480a55991f9c6a56ddc77a388bdee1202d11066c7a673bf8476351e64c
 HB_MODULES['maze/parse.py'] = r'''"""Read a reply in the HalluMaze answer format: STEP lines, declarations, claimed counts, FINAL_PATH.
 
 Parsing only records what the model *wrote*; whether any of it is true is decided by `verify`.
@@ -1109,6 +1109,7 @@ recorded as unreadable (a format failure), never guessed; a missing confidence s
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -1135,9 +1136,8 @@ _DEAD_END = re.compile(
 )
 _LOOP = re.compile(r"loop[_ ]detected(?:\s+(?:at|@))?\s*(?:\(\s*(\d+)\s*,\s*(\d+)\s*\))?", re.I)
 _STRATEGY = re.compile(r"strategy[_ ]change", re.I)
-# Both claimed counts in one scan: neither label can start inside a match of the other, so the
-# matches are exactly those of two separate scans.
-_CLAIMED_COUNT = re.compile(r"(backtrack|hallucination)_count\W{0,6}(\d+)", re.I)
+_BACKTRACK_COUNT = re.compile(r"backtrack_count\W{0,6}(\d+)", re.I)
+_HALLUCINATION_COUNT = re.compile(r"hallucination_count\W{0,6}(\d+)", re.I)
 _LOG_ENTRY = re.compile(r"step\s*(\d+)\s*[:=]\s*(\d{1,3}(?:\.\d+)?)\s*%?", re.I)
 _PATH_ONLY = re.compile(r"^[\s\d,()→\->=.*`\[\]]*$")
 # The answer format exactly as the prompt shows it, read in one match (the tolerant path costs
@@ -1271,12 +1271,38 @@ def _final_path(lines: list[str]) -> tuple[Cell, ...] | None:
     return None
 
 
+def anchored_matches(
+    pattern: re.Pattern[str], text: str, underscore_at: int, *, from_end: bool = False
+) -> Iterator[re.Match[str]]:
+    """Matches of a case-insensitive `pattern` whose every match has "_" at `underscore_at`, in order.
+
+    The same matches a scan finds when matches cannot overlap (a label such as
+    BACKTRACK_COUNT holds one "_"), but tried only at the few places a "_" allows: a
+    case-insensitive scan visits every position of a long reply, and "_" has no other case.
+    """
+    if from_end:
+        at = text.rfind("_")
+        while at >= underscore_at:
+            match = pattern.match(text, at - underscore_at)
+            if match is not None:
+                yield match
+            at = text.rfind("_", underscore_at, at)
+    else:
+        at = text.find("_", underscore_at)
+        while at >= 0:
+            match = pattern.match(text, at - underscore_at)
+            if match is not None:
+                yield match
+            at = text.find("_", at + 1)
+
+
 def _claimed_counts(text: str) -> tuple[int | None, int | None]:
     """The last BACKTRACK_COUNT and the last HALLUCINATION_COUNT the text states."""
-    last: dict[str, int] = {}
-    for label, value in _CLAIMED_COUNT.findall(text):
-        last[label[0].lower()] = int(value)
-    return last.get("b"), last.get("h")
+    counts: list[int | None] = []
+    for pattern, underscore_at in ((_BACKTRACK_COUNT, 9), (_HALLUCINATION_COUNT, 13)):
+        last = next(anchored_matches(pattern, text, underscore_at, from_end=True), None)
+        counts.append(int(last.group(1)) if last is not None else None)
+    return counts[0], counts[1]
 
 
 def parse_reply(text: str) -> ParsedReply:
@@ -1811,7 +1837,7 @@ def _materialised(
     return maze, solution, place_lures(maze, solution, seed), tuple(lure_slots(maze, solution))
 '''
 
-# %% embedded module maze/v11.py sha256=218e477f0e2441ee9f92a80f68c5514452c0cb779fcbaa2a67963cb9b5f19f52
+# %% embedded module maze/v11.py sha256=12958dbb571c63f97d1724f32e2bc47da9a0e175e103125b1a761eb7ff42a61d
 HB_MODULES['maze/v11.py'] = r'''"""Interoperability with HalluMaze v1.1: read its maze encoding, and score a reply the v1.1 way.
 
 `read_maze_text` accepts the v1.1 text encoding as it appears in the original prompts and logs
@@ -1837,6 +1863,7 @@ from typing import Any
 from .grid import BIT, NAME_OF_DELTA, OPPOSITE, Cell, Maze, step
 from .lures import Lure
 from .metrics import v11_formulas
+from .parse import anchored_matches
 
 V11_LABEL = "HalluMaze v1.1 scoring as coded (self-reports merged with max; CE as coded); for comparison only"
 
@@ -1852,7 +1879,8 @@ _V11_STEP = re.compile(
 )
 _V11_PATH = re.compile(r"FINAL_PATH[:\s]+([\d,()\s→\->]+)", re.I)
 _COORD = re.compile(r"\((\d+),\s*(\d+)\)")
-_V11_CLAIM = re.compile(r"(BACKTRACK|HALLUCINATION)_COUNT[:\s]*(\d+)", re.I)
+_V11_BT = re.compile(r"BACKTRACK_COUNT[:\s]*(\d+)", re.I)
+_V11_HC = re.compile(r"HALLUCINATION_COUNT[:\s]*(\d+)", re.I)
 
 
 def read_maze_text(text: str) -> tuple[Maze, tuple[Lure, ...]]:
@@ -1898,30 +1926,15 @@ def read_maze_text(text: str) -> tuple[Maze, tuple[Lure, ...]]:
 
 
 def _final_path_match(text: str) -> re.Match[str] | None:
-    """`_V11_PATH.search(text)`, tried only where a match can start: five characters before a "_".
-
-    A case-insensitive search scans every position of a long reply; "_" has no other case.
-    """
-    at = text.find("_", 5)
-    while at >= 0:
-        match = _V11_PATH.match(text, at - 5)
-        if match is not None:
-            return match
-        at = text.find("_", at + 1)
-    return None
+    """`_V11_PATH.search(text)`, tried only where a "_" allows (see `parse.anchored_matches`)."""
+    return next(anchored_matches(_V11_PATH, text, 5), None)
 
 
 def _first_claims(text: str) -> tuple[int | None, int | None]:
-    """The first BACKTRACK_COUNT and HALLUCINATION_COUNT, as v1.1's two `re.search` calls find them.
-
-    One scan instead of two: neither label can start inside a match of the other.
-    """
-    found: dict[str, int] = {}
-    for match in _V11_CLAIM.finditer(text):
-        found.setdefault(match.group(1)[0].lower(), int(match.group(2)))
-        if len(found) == 2:
-            break
-    return found.get("b"), found.get("h")
+    """The first BACKTRACK_COUNT and HALLUCINATION_COUNT, as v1.1's two `re.search` calls find them."""
+    bt = next(anchored_matches(_V11_BT, text, 9), None)
+    hc = next(anchored_matches(_V11_HC, text, 13), None)
+    return (int(bt.group(1)) if bt else None), (int(hc.group(1)) if hc else None)
 
 
 def score_v11(maze: Maze, text: str) -> dict[str, Any]:

@@ -11,6 +11,7 @@ recorded as unreadable (a format failure), never guessed; a missing confidence s
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -37,9 +38,8 @@ _DEAD_END = re.compile(
 )
 _LOOP = re.compile(r"loop[_ ]detected(?:\s+(?:at|@))?\s*(?:\(\s*(\d+)\s*,\s*(\d+)\s*\))?", re.I)
 _STRATEGY = re.compile(r"strategy[_ ]change", re.I)
-# Both claimed counts in one scan: neither label can start inside a match of the other, so the
-# matches are exactly those of two separate scans.
-_CLAIMED_COUNT = re.compile(r"(backtrack|hallucination)_count\W{0,6}(\d+)", re.I)
+_BACKTRACK_COUNT = re.compile(r"backtrack_count\W{0,6}(\d+)", re.I)
+_HALLUCINATION_COUNT = re.compile(r"hallucination_count\W{0,6}(\d+)", re.I)
 _LOG_ENTRY = re.compile(r"step\s*(\d+)\s*[:=]\s*(\d{1,3}(?:\.\d+)?)\s*%?", re.I)
 _PATH_ONLY = re.compile(r"^[\s\d,()→\->=.*`\[\]]*$")
 # The answer format exactly as the prompt shows it, read in one match (the tolerant path costs
@@ -173,12 +173,38 @@ def _final_path(lines: list[str]) -> tuple[Cell, ...] | None:
     return None
 
 
+def anchored_matches(
+    pattern: re.Pattern[str], text: str, underscore_at: int, *, from_end: bool = False
+) -> Iterator[re.Match[str]]:
+    """Matches of a case-insensitive `pattern` whose every match has "_" at `underscore_at`, in order.
+
+    The same matches a scan finds when matches cannot overlap (a label such as
+    BACKTRACK_COUNT holds one "_"), but tried only at the few places a "_" allows: a
+    case-insensitive scan visits every position of a long reply, and "_" has no other case.
+    """
+    if from_end:
+        at = text.rfind("_")
+        while at >= underscore_at:
+            match = pattern.match(text, at - underscore_at)
+            if match is not None:
+                yield match
+            at = text.rfind("_", underscore_at, at)
+    else:
+        at = text.find("_", underscore_at)
+        while at >= 0:
+            match = pattern.match(text, at - underscore_at)
+            if match is not None:
+                yield match
+            at = text.find("_", at + 1)
+
+
 def _claimed_counts(text: str) -> tuple[int | None, int | None]:
     """The last BACKTRACK_COUNT and the last HALLUCINATION_COUNT the text states."""
-    last: dict[str, int] = {}
-    for label, value in _CLAIMED_COUNT.findall(text):
-        last[label[0].lower()] = int(value)
-    return last.get("b"), last.get("h")
+    counts: list[int | None] = []
+    for pattern, underscore_at in ((_BACKTRACK_COUNT, 9), (_HALLUCINATION_COUNT, 13)):
+        last = next(anchored_matches(pattern, text, underscore_at, from_end=True), None)
+        counts.append(int(last.group(1)) if last is not None else None)
+    return counts[0], counts[1]
 
 
 def parse_reply(text: str) -> ParsedReply:

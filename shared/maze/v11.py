@@ -23,6 +23,7 @@ from typing import Any
 from .grid import BIT, NAME_OF_DELTA, OPPOSITE, Cell, Maze, step
 from .lures import Lure
 from .metrics import v11_formulas
+from .parse import anchored_matches
 
 V11_LABEL = "HalluMaze v1.1 scoring as coded (self-reports merged with max; CE as coded); for comparison only"
 
@@ -38,7 +39,8 @@ _V11_STEP = re.compile(
 )
 _V11_PATH = re.compile(r"FINAL_PATH[:\s]+([\d,()\s→\->]+)", re.I)
 _COORD = re.compile(r"\((\d+),\s*(\d+)\)")
-_V11_CLAIM = re.compile(r"(BACKTRACK|HALLUCINATION)_COUNT[:\s]*(\d+)", re.I)
+_V11_BT = re.compile(r"BACKTRACK_COUNT[:\s]*(\d+)", re.I)
+_V11_HC = re.compile(r"HALLUCINATION_COUNT[:\s]*(\d+)", re.I)
 
 
 def read_maze_text(text: str) -> tuple[Maze, tuple[Lure, ...]]:
@@ -83,17 +85,16 @@ def read_maze_text(text: str) -> tuple[Maze, tuple[Lure, ...]]:
     return Maze(size=size, open_sides=tuple(sides), seed=seed), tuple(lures)
 
 
-def _first_claims(text: str) -> tuple[int | None, int | None]:
-    """The first BACKTRACK_COUNT and HALLUCINATION_COUNT, as v1.1's two `re.search` calls find them.
+def _final_path_match(text: str) -> re.Match[str] | None:
+    """`_V11_PATH.search(text)`, tried only where a "_" allows (see `parse.anchored_matches`)."""
+    return next(anchored_matches(_V11_PATH, text, 5), None)
 
-    One scan instead of two: neither label can start inside a match of the other.
-    """
-    found: dict[str, int] = {}
-    for match in _V11_CLAIM.finditer(text):
-        found.setdefault(match.group(1)[0].lower(), int(match.group(2)))
-        if len(found) == 2:
-            break
-    return found.get("b"), found.get("h")
+
+def _first_claims(text: str) -> tuple[int | None, int | None]:
+    """The first BACKTRACK_COUNT and HALLUCINATION_COUNT, as v1.1's two `re.search` calls find them."""
+    bt = next(anchored_matches(_V11_BT, text, 9), None)
+    hc = next(anchored_matches(_V11_HC, text, 13), None)
+    return (int(bt.group(1)) if bt else None), (int(hc.group(1)) if hc else None)
 
 
 def score_v11(maze: Maze, text: str) -> dict[str, Any]:
@@ -104,7 +105,7 @@ def score_v11(maze: Maze, text: str) -> dict[str, Any]:
     lower = text.lower()
     steps = [((int(r), int(c)), int(conf) if conf else None) for _, r, c, _, conf in _V11_STEP.findall(text)]
     path: list[Cell] | None = None
-    path_match = _V11_PATH.search(text)
+    path_match = _final_path_match(text)
     if path_match:
         coords = [(int(r), int(c)) for r, c in _COORD.findall(path_match.group(1))]
         if len(coords) >= 2:

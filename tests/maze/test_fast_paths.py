@@ -119,14 +119,14 @@ def test_a_long_random_walk_row_stays_small() -> None:
 _CLAIM_PIECES = st.sampled_from(
     [
         "BACKTRACK_COUNT", "backtrack_count", "HALLUCINATION_COUNT", "Hallucination_Count", ": ", ":", " ", "\n",
-        "**", "3", "12", "0", "x", "_", "-", "BACKTRACK", "_COUNT", "b", "h",
+        "**", "3", "12", "0", "x", "_", "-", "BACKTRACK", "_COUNT", "b", "h", "__", "backtrack_count_", "Ⅹ",
     ]
 )  # fmt: skip
 
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_CLAIM_PIECES, max_size=30).map("".join))
-def test_one_scan_count_readers_match_separate_scans(text: str) -> None:
+def test_anchored_count_readers_match_plain_scans(text: str) -> None:
     def last(pattern: str) -> int | None:
         found = re.findall(pattern, text, re.I)
         return int(found[-1]) if found else None
@@ -143,3 +143,12 @@ def test_one_scan_count_readers_match_separate_scans(text: str) -> None:
         first(r"BACKTRACK_COUNT[:\s]*(\d+)"),
         first(r"HALLUCINATION_COUNT[:\s]*(\d+)"),
     )
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["FINAL_PATH", "final_path", "_", "FINAL", ": ", "(0,0)", "→", "(1,0)", "x", "\n"]),
+                max_size=20).map("".join))  # fmt: skip
+def test_final_path_lookup_matches_a_plain_search(text: str) -> None:
+    expected = v11._V11_PATH.search(text)
+    found = v11._final_path_match(text)
+    assert (found and (found.span(), found.group(1))) == (expected and (expected.span(), expected.group(1)))
