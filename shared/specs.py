@@ -145,11 +145,20 @@ PROTOCOLS: tuple[ProtocolSpec, ...] = (
 )
 
 
-def find(name: str) -> list[ProtocolSpec]:
-    """Protocols matching a benchmark name (`hallumaze`), an id (`hallumaze/v2`) or a stem."""
+def matching(protocols: tuple[ProtocolSpec, ...], name: str) -> list[ProtocolSpec]:
+    """The protocols a name given on the command line refers to, oldest version first.
+
+    A name is a benchmark (`hallumaze`: every version), a protocol id (`hallumaze/v2`), a stem
+    (`hallumaze_v2`), a Kaggle task name (`hallumaze-v2`) or a task path (`tasks/hallumaze_v2.py`).
+    """
     matches = [
         spec
-        for spec in PROTOCOLS
+        for spec in protocols
         if name in (spec.benchmark, spec.protocol_id, spec.stem, spec.task_name, str(spec.task_path))
     ]
     return sorted(matches, key=lambda spec: spec.version)
+
+
+def find(name: str) -> list[ProtocolSpec]:
+    """`matching` over this package's own registry."""
+    return matching(PROTOCOLS, name)

@@ -89,26 +89,20 @@ def resolve_task_file(task: str) -> Path:
     from ..runner import RunnerError
 
     as_path = Path(task)
-    if task.endswith(".py") or os.sep in task or as_path.exists():
+    if task.endswith(".py") or as_path.is_file():
         if not as_path.is_file():
             raise RunnerError(f"task file not found: {task}")
         return as_path
     from ..build import load_specs
     from ..repo import RepositoryNotFound, repo_root
+    from ..specs import matching
 
     try:
         root = repo_root()
     except RepositoryNotFound as error:
         raise RunnerError(f"{task!r} is not a file, and {error}") from None
     protocols = load_specs(root)  # the checkout's registry, as build and freeze use it
-    matches = sorted(
-        (
-            spec
-            for spec in protocols
-            if task in (spec.benchmark, spec.protocol_id, spec.stem, spec.task_name, str(spec.task_path))
-        ),
-        key=lambda spec: spec.version,
-    )
+    matches = matching(protocols, task)
     if not matches:
         known = sorted({spec.benchmark for spec in protocols})
         listing = ", ".join(known) if known else "none registered yet"
