@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = '0a57d4a4deb31336f88eb20d12d780506d48ba7daa1c2b8e5fcdd9ce8aa2e8b5'
+HB_PAYLOAD_SHA256 = 'b0e504400794b2ef3b1225ba50b2a1d0a497330238b8f438a47cb3ee0f43813c'
 HB_TAG = 'hallumaze/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -1837,7 +1837,7 @@ def _materialised(
     return maze, solution, place_lures(maze, solution, seed), tuple(lure_slots(maze, solution))
 '''
 
-# %% embedded module maze/v11.py sha256=12958dbb571c63f97d1724f32e2bc47da9a0e175e103125b1a761eb7ff42a61d
+# %% embedded module maze/v11.py sha256=f189d2239b80cb796d6b133b28b471446aa7603f76e19d73635e4e97643469ca
 HB_MODULES['maze/v11.py'] = r'''"""Interoperability with HalluMaze v1.1: read its maze encoding, and score a reply the v1.1 way.
 
 `read_maze_text` accepts the v1.1 text encoding as it appears in the original prompts and logs
@@ -1943,14 +1943,16 @@ def score_v11(maze: Maze, text: str) -> dict[str, Any]:
     sides = maze.open_sides
     name_of = NAME_OF_DELTA
     lower = text.lower()
-    steps = [((int(r), int(c)), int(conf) if conf else None) for _, r, c, _, conf in _V11_STEP.findall(text)]
+    steps = _V11_STEP.findall(text)
+    confidences = [int(conf) if conf else None for *_, conf in steps]
     path: list[Cell] | None = None
     path_match = _final_path_match(text)
     if path_match:
         coords = [(int(r), int(c)) for r, c in _COORD.findall(path_match.group(1))]
         if len(coords) >= 2:
             path = coords
-    checked = path or ([cell for cell, _ in steps] if len(steps) > 1 else None)
+    # the STEP cells are only needed when there is no FINAL_PATH to check
+    checked = path or ([(int(r), int(c)) for _, r, c, _, _ in steps] if len(steps) > 1 else None)
     halls, first, valid = 0, -1, False
     if checked and len(checked) > 1:
         valid = True
@@ -1972,7 +1974,7 @@ def score_v11(maze: Maze, text: str) -> dict[str, Any]:
     loops = len(re.findall(r"loop detected|loop_detected|루프", lower))
     errors: list[float] = []
     if checked and len(checked) > 1:
-        for (_, conf), a, b in zip(steps, checked, checked[1:], strict=False):  # steps past the path: skipped
+        for conf, a, b in zip(confidences, checked, checked[1:], strict=False):  # steps past the path: skipped
             if conf is None:
                 continue
             correct = not (a[0] < n and a[1] < n and (b[0] - a[0], b[1] - a[1]) in name_of)

@@ -103,14 +103,16 @@ def score_v11(maze: Maze, text: str) -> dict[str, Any]:
     sides = maze.open_sides
     name_of = NAME_OF_DELTA
     lower = text.lower()
-    steps = [((int(r), int(c)), int(conf) if conf else None) for _, r, c, _, conf in _V11_STEP.findall(text)]
+    steps = _V11_STEP.findall(text)
+    confidences = [int(conf) if conf else None for *_, conf in steps]
     path: list[Cell] | None = None
     path_match = _final_path_match(text)
     if path_match:
         coords = [(int(r), int(c)) for r, c in _COORD.findall(path_match.group(1))]
         if len(coords) >= 2:
             path = coords
-    checked = path or ([cell for cell, _ in steps] if len(steps) > 1 else None)
+    # the STEP cells are only needed when there is no FINAL_PATH to check
+    checked = path or ([(int(r), int(c)) for _, r, c, _, _ in steps] if len(steps) > 1 else None)
     halls, first, valid = 0, -1, False
     if checked and len(checked) > 1:
         valid = True
@@ -132,7 +134,7 @@ def score_v11(maze: Maze, text: str) -> dict[str, Any]:
     loops = len(re.findall(r"loop detected|loop_detected|루프", lower))
     errors: list[float] = []
     if checked and len(checked) > 1:
-        for (_, conf), a, b in zip(steps, checked, checked[1:], strict=False):  # steps past the path: skipped
+        for conf, a, b in zip(confidences, checked, checked[1:], strict=False):  # steps past the path: skipped
             if conf is None:
                 continue
             correct = not (a[0] < n and a[1] < n and (b[0] - a[0], b[1] - a[1]) in name_of)
