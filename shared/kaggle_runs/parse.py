@@ -9,6 +9,7 @@ reported without a debugger.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Iterator
@@ -64,31 +65,43 @@ def parse_run(data: object) -> Run:
     """Build a `Run` from the decoded JSON of a `*.run.json` file."""
     if isinstance(data, dict) and "taskVersion" not in data and "versionNumber" in data:
         raise RunFormatError("", "this is a task file (*.task.json), not a run file (*.run.json)")
-    return _run(_Node.of(data, ""))
+    return _run(_Node.of(data, None))
 
 
 def parse_task_version(data: object) -> TaskVersion:
     """Build a `TaskVersion` from the decoded JSON of a `*.task.json` file."""
     if isinstance(data, dict) and "taskVersion" in data:
         raise RunFormatError("", "this is a run file (*.run.json), not a task file (*.task.json)")
-    return _task_version(_Node.of(data, ""))
+    return _task_version(_Node.of(data, None))
 
 
 class _Node:
-    """A JSON object plus the location it was found at, with typed, located accessors."""
+    """A JSON object plus the location it was found at, with typed, located accessors.
 
-    def __init__(self, data: dict[str, Any], location: str) -> None:
+    The location text ("subruns[3].conversations[0]...") is built only when an error needs it:
+    formatting it for every node cost more than the rest of the parse.
+    """
+
+    __slots__ = ("_parent", "_step", "data")
+
+    def __init__(self, data: dict[str, Any], parent: _Node | None = None, step: str | int = "") -> None:
         self.data = data
-        self.location = location
+        self._parent = parent
+        self._step = step
 
     @classmethod
-    def of(cls, value: object, location: str) -> _Node:
+    def of(cls, value: object, parent: _Node | None, step: str | int = "") -> _Node:
         if not isinstance(value, dict):
-            raise RunFormatError(location, f"expected a JSON object, got {_kind(value)}")
-        return cls(value, location)
+            raise RunFormatError(_location(parent, step), f"expected a JSON object, got {_kind(value)}")
+        return cls(value, parent, step)
+
+    @property
+    def location(self) -> str:
+        return _location(self._parent, self._step)
 
     def at(self, key: str) -> str:
-        return f"{self.location}.{key}" if self.location else key
+        location = self.location
+        return f"{location}.{key}" if location else key
 
     def require(self, key: str, why: str) -> Any:
         if key not in self.data:
@@ -96,19 +109,20 @@ class _Node:
         return self.data[key]
 
     def child(self, key: str, why: str) -> _Node:
-        return _Node.of(self.require(key, why), self.at(key))
+        return _Node.of(self.require(key, why), self, key)
 
     def node(self, key: str) -> _Node | None:
         if key not in self.data:
             return None
-        return _Node.of(self.data[key], self.at(key))
+        return _Node.of(self.data[key], self, key)
 
     def nodes(self, key: str) -> Iterator[_Node]:
         value = self.data.get(key, [])
         if not isinstance(value, list):
             raise RunFormatError(self.at(key), f"expected a JSON array, got {_kind(value)}")
+        holder = _Node({}, self, key)  # names the array in locations: "<key>[<index>]"
         for index, item in enumerate(value):
-            yield _Node.of(item, f"{self.at(key)}[{index}]")
+            yield _Node.of(item, holder, index)
 
     def text(self, key: str, default: str = "") -> str:
         value = self.opt_text(key)
@@ -306,7 +320,20 @@ def _result(node: _Node) -> RunResult:
             type=result_type,
         )
     struct = node.child("dictResult", "checked above")
-    return DictResult(value={key: _struct_value(item) for key, item in struct.data.items()}, type=result_type)
+    try:  # a JSON round trip reads every number as a float at C speed; the walk below is the reference
+        value = json.loads(json.dumps(struct.data), parse_int=float)
+    except (TypeError, ValueError):
+        value = {key: _struct_value(item) for key, item in struct.data.items()}
+    return DictResult(value=value, type=result_type)
+
+
+def _location(parent: _Node | None, step: str | int) -> str:
+    if parent is None:
+        return str(step)
+    base = parent.location
+    if isinstance(step, int):
+        return f"{base}[{step}]"
+    return f"{base}.{step}" if base else step
 
 
 def _struct_value(value: Any) -> JsonValue:
