@@ -8,7 +8,9 @@ cd "$(dirname "$0")/.."
 if [ -z "${HALLUBENCH_HUMANEVALPACK:-}" ] && [ -f ../shared/data/humanevalpack/humanevalpack.jsonl ]; then
   export HALLUBENCH_HUMANEVALPACK="$PWD/../shared/data/humanevalpack/humanevalpack.jsonl"
 fi
-echo "== ruff"; .venv/bin/ruff check . && .venv/bin/ruff format --check .
+echo "== ruff"
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
 echo "== mypy --strict shared/"; .venv/bin/mypy
 echo "== hallubench build --check"; .venv/bin/hallubench build --check
 echo "== hallubench verify"; .venv/bin/hallubench verify

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import threading
+
 _PARSE_LOCK = threading.Lock()
 
 

@@ -208,7 +208,18 @@ def test_a_generated_task_file_honours_limit_and_progress_by_registry_name(
     with OpenAIStub(replies=lambda messages: "apple", model=STUB_MODEL) as stub:
         out = tmp_path / "out"
         code = main(
-            ["run", "demo/v1", "--base-url", stub.base_url, "--model-name", STUB_MODEL, "--limit", "2", "--out", str(out)]
+            [
+                "run",
+                "demo/v1",
+                "--base-url",
+                stub.base_url,
+                "--model-name",
+                STUB_MODEL,
+                "--limit",
+                "2",
+                "--out",
+                str(out),
+            ]
         )
         err = capsys.readouterr().err
     assert code == 0, err
