@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallucinated-packages/v6'
 HB_PROTOCOL_VERSION = 6
-HB_PAYLOAD_SHA256 = 'd5545c4884656e4f96818f3a74d42ea455171c50f77edf9ccc430ed75db7c7c6'
+HB_PAYLOAD_SHA256 = '1752a6357126858013ec0751751ddf7daac0a0b937b129551eb56f9cc62d1f3c'
 HB_TAG = 'hallucinated-packages/v6'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -6205,7 +6205,7 @@ def strip_sdist_root(member: str) -> str | None:
     return rest[len("src/") :] if rest.startswith("src/") else rest
 '''
 
-# %% embedded module pyparse.py sha256=87e62bee016ce637556bd909bb7a3aa16d220df5b160e354ddaafe197a6d8c03
+# %% embedded module pyparse.py sha256=300b308cd12140789810b444471fcfc8af9dce783f620e8b72aec7f6840f85ee
 HB_MODULES['pyparse.py'] = r'''"""`ast.parse` that is safe to call from several threads on CPython 3.11.
 
 CPython 3.11's AST constructor keeps its recursion-depth counter in interpreter-wide state,
@@ -6219,6 +6219,7 @@ from __future__ import annotations
 
 import ast
 import threading
+
 _PARSE_LOCK = threading.Lock()
 
 

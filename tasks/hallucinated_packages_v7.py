@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallucinated-packages/v7'
 HB_PROTOCOL_VERSION = 7
-HB_PAYLOAD_SHA256 = 'f9cefcda5fab38f063973df0fdb3e7e0dbf62010c7c33f5264a7d289ea2bbe73'
+HB_PAYLOAD_SHA256 = 'cc906a0f57da34516676ec1d34180147ffd5085395db6b3728200f21eae18c6a'
 HB_TAG = 'hallucinated-packages/v7'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -6205,7 +6205,7 @@ def strip_sdist_root(member: str) -> str | None:
     return rest[len("src/") :] if rest.startswith("src/") else rest
 '''
 
-# %% embedded module pyparse.py sha256=87e62bee016ce637556bd909bb7a3aa16d220df5b160e354ddaafe197a6d8c03
+# %% embedded module pyparse.py sha256=300b308cd12140789810b444471fcfc8af9dce783f620e8b72aec7f6840f85ee
 HB_MODULES['pyparse.py'] = r'''"""`ast.parse` that is safe to call from several threads on CPython 3.11.
 
 CPython 3.11's AST constructor keeps its recursion-depth counter in interpreter-wide state,
@@ -6219,6 +6219,7 @@ from __future__ import annotations
 
 import ast
 import threading
+
 _PARSE_LOCK = threading.Lock()
 
 

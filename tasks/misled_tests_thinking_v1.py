@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'misled-tests-thinking/v1'
 HB_PROTOCOL_VERSION = 1
-HB_PAYLOAD_SHA256 = '2c11677e36dcd87752f05b34a8b1e616d137dfda8b3a9da501142b53a2962fb1'
+HB_PAYLOAD_SHA256 = '02e5f3301b70f021d58070ad1c85088573f98afe840fd4f93d66aa8573546fcd'
 HB_TAG = 'misled-tests-thinking/v1'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -2152,7 +2152,7 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return aggregate_rows(rows)
 '''
 
-# %% embedded module pyparse.py sha256=87e62bee016ce637556bd909bb7a3aa16d220df5b160e354ddaafe197a6d8c03
+# %% embedded module pyparse.py sha256=300b308cd12140789810b444471fcfc8af9dce783f620e8b72aec7f6840f85ee
 HB_MODULES['pyparse.py'] = r'''"""`ast.parse` that is safe to call from several threads on CPython 3.11.
 
 CPython 3.11's AST constructor keeps its recursion-depth counter in interpreter-wide state,
@@ -2166,6 +2166,7 @@ from __future__ import annotations
 
 import ast
 import threading
+
 _PARSE_LOCK = threading.Lock()
 
 

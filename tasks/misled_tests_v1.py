@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'misled-tests/v1'
 HB_PROTOCOL_VERSION = 1
-HB_PAYLOAD_SHA256 = 'f8cf0ebb2ad76e575669f23398b8dbc2adf3ebccde928829765ec54ff4b85098'
+HB_PAYLOAD_SHA256 = '674e24f5ed533b27a3420d09c182c970f2689c1a19c7ac7d9c607d30ce3e753f'
 HB_TAG = 'misled-tests/v1'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -2152,7 +2152,7 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return aggregate_rows(rows)
 '''
 
-# %% embedded module pyparse.py sha256=87e62bee016ce637556bd909bb7a3aa16d220df5b160e354ddaafe197a6d8c03
+# %% embedded module pyparse.py sha256=300b308cd12140789810b444471fcfc8af9dce783f620e8b72aec7f6840f85ee
 HB_MODULES['pyparse.py'] = r'''"""`ast.parse` that is safe to call from several threads on CPython 3.11.
 
 CPython 3.11's AST constructor keeps its recursion-depth counter in interpreter-wide state,
@@ -2166,6 +2166,7 @@ from __future__ import annotations
 
 import ast
 import threading
+
 _PARSE_LOCK = threading.Lock()
 
 
