@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = 'b0e504400794b2ef3b1225ba50b2a1d0a497330238b8f438a47cb3ee0f43813c'
+HB_PAYLOAD_SHA256 = '143a1981aa7804a507e1214fe8697880608f9ab1f7f8d248ac5d9b968c09902a'
 HB_TAG = 'hallumaze/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -1095,7 +1095,7 @@ def trial_metrics(
     }
 '''
 
-# %% embedded module maze/parse.py sha256=9eed7d480a55991f9c6a56ddc77a388bdee1202d11066c7a673bf8476351e64c
+# %% embedded module maze/parse.py sha256=57a144c706010bf291e884ecd1ecc5cd58880dc9917a487b6f230808bad8ebfd
 HB_MODULES['maze/parse.py'] = r'''"""Read a reply in the HalluMaze answer format: STEP lines, declarations, claimed counts, FINAL_PATH.
 
 Parsing only records what the model *wrote*; whether any of it is true is decided by `verify`.
@@ -1111,6 +1111,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import compress, count, repeat
+from operator import itemgetter, truediv
 from typing import NamedTuple
 
 from .grid import Cell, direction_between
@@ -1150,6 +1152,23 @@ _PLAIN_STEP_LINE = re.compile(
     r"STEP (\d+): \((\d+),(\d+)\) → \[([NSEW])\] \| confidence: (100|\d{1,2})%"
     r"(?: \| (?i:(?!dead|loop|strategy)[^*`])*)?"
 )
+# The same lines read all at once: one multiline scan gives, per line, either the groups of a
+# `_PLAIN_STEP_LINE` line (its reason in group 6) or the whole line (group 7). Valid only where
+# "\n" is the only line break `str.splitlines` knows: a canonical line holds no other, so
+# `_ODD_BREAK` needs to look only at the other lines.
+_EVERY_LINE = re.compile(
+    r"^(?:STEP (\d+): \((\d+),(\d+)\) → \[([NSEW])\] \| confidence: (100|\d{1,2})%"
+    r"(?: \| ((?i:(?!dead|loop|strategy)[^*`\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*))?$|(.*))",
+    re.M,
+)
+_ODD_BREAK = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+# Non-ASCII characters outside a few caseless blocks (punctuation, arrows, box drawing, CJK
+# punctuation, Hangul syllables): a text without them changes only its ASCII letters under
+# `upper()`/`lower()`, so their positions, and every label match, are the same in it.
+CASED_NON_ASCII = re.compile("[^\x00-\x7f\u2010-\u2027\u2190-\u21ff\u2500-\u257f\u3000-\u303f\uac00-\ud7a3]")
+# A word a STEP reader (here or v1.1's) could start at: checked outside the canonical heads.
+_STEP_WORD = re.compile(r"step\s", re.I)
+_new_step = tuple.__new__
 _CANONICAL_STEP = re.compile(
     r"STEP (\d+): \((\d+),(\d+)\) → \[([NSEW])\](?: \| confidence: (\d{1,3}(?:\.\d+)?)\s*(%?))?"
 )
@@ -1184,6 +1203,11 @@ class ParsedReply:
     hallucination_count: int | None = None
     confidence_log: dict[int, float] = field(default_factory=dict)
     final_path: tuple[Cell, ...] | None = None
+    # Not part of what the reply states (left out of equality): when not None, the reply held no
+    # think block and no "step" word outside the heads of its canonical STEP lines (each of which
+    # is one of `steps`); this is the rest of its text (other lines, reasons) joined by newlines,
+    # which a reader that scans the whole reply for STEP lines or keywords may scan instead.
+    outside_steps: str | None = field(default=None, compare=False, repr=False)
 
 
 def _clean(line: str) -> str:
@@ -1305,25 +1329,23 @@ def _claimed_counts(text: str) -> tuple[int | None, int | None]:
     return counts[0], counts[1]
 
 
-def parse_reply(text: str) -> ParsedReply:
-    """Parse a reply; never raises on any text."""
-    text = _THINK.sub("", text)
-    lines = text.splitlines()
-    steps: list[StepLine] = []
-    unreadable: list[int] = []
-    invalid_conf = 0
-    dead_ends: list[Cell | None] = []
-    loops: list[Cell | None] = []
-    strategy = 0
-    for line_no, raw in enumerate(lines, start=1):
-        plain = _PLAIN_STEP_LINE.fullmatch(raw)
-        if plain is not None:
-            steps.append(StepLine(int(plain[1]), (int(plain[2]), int(plain[3])), plain[4], None, int(plain[5]) / 100.0,
-                                  line_no))  # fmt: skip
-            continue
+class _Other:
+    """What the lines outside the one-match format add up to (the tolerant, per-line reader)."""
+
+    __slots__ = ("dead_ends", "invalid", "loops", "steps", "strategy", "unreadable")
+
+    def __init__(self) -> None:
+        self.steps: list[StepLine] = []
+        self.unreadable: list[int] = []
+        self.invalid = 0
+        self.dead_ends: list[Cell | None] = []
+        self.loops: list[Cell | None] = []
+        self.strategy = 0
+
+    def read(self, raw: str, line_no: int) -> None:
         line = _clean(raw)
         if not line:
-            continue
+            return
         lower = line.lower()
         if "step" in lower[:12]:
             canonical = _CANONICAL_STEP.match(line)
@@ -1334,21 +1356,138 @@ def parse_reply(text: str) -> ParsedReply:
                     step, bad = _canonical_step_line(line, canonical, line_no)
                 else:
                     step, bad = _step_line(line, head, line_no)
-                invalid_conf += int(bad)
+                self.invalid += int(bad)
                 if step is None:
-                    unreadable.append(line_no)
+                    self.unreadable.append(line_no)
                 else:
-                    steps.append(step)
+                    self.steps.append(step)
         if "dead" in lower:
             for m in _DEAD_END.finditer(line):
-                dead_ends.append((int(m.group(1)), int(m.group(2))) if m.group(1) is not None else None)
+                self.dead_ends.append((int(m.group(1)), int(m.group(2))) if m.group(1) is not None else None)
         if "loop" in lower:
             for m in _LOOP.finditer(line):
-                loops.append((int(m.group(1)), int(m.group(2))) if m.group(1) is not None else None)
+                self.loops.append((int(m.group(1)), int(m.group(2))) if m.group(1) is not None else None)
         if "strategy" in lower:
-            strategy += len(_STRATEGY.findall(line))
+            self.strategy += len(_STRATEGY.findall(line))
+
+
+def _plain_steps(columns: list[tuple[str, ...]]) -> list[StepLine]:
+    """The StepLines of the `_PLAIN_STEP_LINE` lines, from the columns of `_EVERY_LINE` matches."""
+    numbers, rows, cols, names, confidences = columns[:5]
+    cells = zip(map(int, filter(None, rows)), map(int, filter(None, cols)), strict=True)
+    return list(
+        map(
+            _new_step,
+            repeat(StepLine),
+            zip(
+                map(int, filter(None, numbers)),
+                cells,
+                filter(None, names),
+                repeat(None),
+                map(truediv, map(int, filter(None, confidences)), repeat(100.0)),
+                compress(count(1), numbers),
+            ),
+        )
+    )
+
+
+def _final_path_of_text(text: str) -> tuple[Cell, ...] | None:
+    """`_final_path(text.splitlines())` for a text whose only line break is "\\n".
+
+    Only lines holding a "_" can hold FINAL_PATH (no character upper-cases to "_"), so only
+    those are looked at, from the last one up.
+    """
+    at = text.rfind("_")
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        stop = text.find("\n", at)
+        if stop < 0:
+            stop = len(text)
+        line = text[start:stop]
+        label = line.upper().find("FINAL_PATH")
+        if label >= 0:
+            found = line[label + len("FINAL_PATH") :]
+            follower_at = stop + 1
+            while follower_at <= len(text):
+                end = text.find("\n", follower_at)
+                if end < 0:
+                    end = len(text)
+                follower = text[follower_at:end]
+                if not follower.strip() or not _PATH_ONLY.match(follower):
+                    break
+                found += follower
+                follower_at = end + 1
+            cells = tuple([(int(r), int(c)) for r, c in _CELL.findall(found)])
+            if cells:
+                return cells
+        at = text.rfind("_", 0, start)
+    return None
+
+
+def _confidence_log_at(text: str, caseless: bool) -> int:
+    """`text.upper().rfind("CONFIDENCE_LOG")`; `caseless`: the text has no `CASED_NON_ASCII` character.
+
+    Such a text keeps its positions under upper(), so only the places a "_" allows are tried.
+    """
+    if not caseless:
+        return text.upper().rfind("CONFIDENCE_LOG")
+    at = text.rfind("_")  # the label's one "_" is its 11th character
+    while at >= 10:
+        if text[at - 10 : at + 4].upper() == "CONFIDENCE_LOG":
+            return at - 10
+        at = text.rfind("_", 0, at)
+    return -1
+
+
+def _read_lines(text: str) -> tuple[list[StepLine], _Other, str] | None:
+    """Steps, other lines and the text outside canonical heads, when "\\n" is the only line break."""
+    found = _EVERY_LINE.findall(text)
+    columns = list(zip(*found, strict=True))
+    wholes = columns[6]
+    others = list(compress(zip(count(1), wholes), wholes))
+    rest = "\n".join([*(raw for _, raw in others), *filter(None, columns[5])]) + "\n"
+    if _ODD_BREAK.search(rest) is not None:
+        return None
+    other = _Other()
+    for line_no, raw in others:
+        other.read(raw, line_no)
+    steps = _plain_steps(columns)
+    if other.steps:
+        steps = sorted(steps + other.steps, key=itemgetter(5))
+    return steps, other, rest
+
+
+def parse_reply(text: str) -> ParsedReply:
+    """Parse a reply; never raises on any text."""
+    raw_text = text
+    text = _THINK.sub("", text)
+    outside: str | None = None
+    read = _read_lines(text)
+    if read is None and "\r\n" in text:
+        read = _read_lines(text.replace("\r\n", "\n"))
+    if read is not None:
+        steps, other, rest = read
+        caseless = CASED_NON_ASCII.search(rest) is None  # canonical heads are ASCII and "→"
+        if not other.steps and len(text) == len(raw_text) and _STEP_WORD.search(rest) is None:
+            outside = rest
+        final_path = _final_path_of_text(text.replace("\r\n", "\n") if "\r" in text else text)
+    else:
+        other = _Other()
+        steps = []
+        lines = text.splitlines()
+        for line_no, raw in enumerate(lines, start=1):
+            plain = _PLAIN_STEP_LINE.fullmatch(raw)
+            if plain is not None:
+                steps.append(StepLine(int(plain[1]), (int(plain[2]), int(plain[3])), plain[4], None,
+                                      int(plain[5]) / 100.0, line_no))  # fmt: skip
+            else:
+                other.read(raw, line_no)
+        if other.steps:
+            steps = sorted(steps + other.steps, key=itemgetter(5))
+        final_path = _final_path(lines)
+        caseless = False
     log: dict[int, float] = {}
-    log_at = text.upper().rfind("CONFIDENCE_LOG")
+    log_at = _confidence_log_at(text, caseless)
     if log_at >= 0:
         log_line = text[log_at:].split("\n", 1)[0]
         for number, value in _LOG_ENTRY.findall(log_line):
@@ -1358,15 +1497,16 @@ def parse_reply(text: str) -> ParsedReply:
     backtrack_count, hallucination_count = _claimed_counts(text)
     return ParsedReply(
         steps=tuple(steps),
-        unreadable_steps=tuple(unreadable),
-        invalid_confidences=invalid_conf,
-        dead_ends=tuple(dead_ends),
-        loops=tuple(loops),
-        strategy_changes=strategy,
+        unreadable_steps=tuple(other.unreadable),
+        invalid_confidences=other.invalid,
+        dead_ends=tuple(other.dead_ends),
+        loops=tuple(other.loops),
+        strategy_changes=other.strategy,
         backtrack_count=backtrack_count,
         hallucination_count=hallucination_count,
         confidence_log=log,
-        final_path=_final_path(lines),
+        final_path=final_path,
+        outside_steps=outside,
     )
 '''
 
@@ -1519,7 +1659,7 @@ def closing_request(size: int, *, reached_exit: bool, confidence: bool) -> str:
     return "\n".join([head, "Now write the final output:", *final_block(size, confidence=confidence)])
 '''
 
-# %% embedded module maze/score.py sha256=a4ae0d6e559ef39a27bf04f748f6a9a9cd851e6f2a94faf36e4d56f85193e364
+# %% embedded module maze/score.py sha256=5ea731c6c940076cec9ab63fceaf2f4af5bc3a9d691c1472ee5913c241dc2058
 HB_MODULES['maze/score.py'] = r'''"""Score one reply against one maze: parse, replay, metrics, claims, lures and the labelled v1.1 score.
 
 The single entry point every path shares (the task's `play`, `hallubench maze score`, the
@@ -1550,9 +1690,10 @@ def score_reply(
     with_v11: bool = True,
 ) -> dict[str, Any]:
     """Every verified metric of a single-shot `reply`, plus `claims`, `lures`, `trajectory`, `v11`."""
-    result = score_parsed(maze, solution, lure_slots, parse_reply(reply))  # parsed once, here
+    parsed = parse_reply(reply)  # parsed once, here
+    result = score_parsed(maze, solution, lure_slots, parsed)
     if with_v11:
-        result["v11"] = score_v11(maze, reply)
+        result["v11"] = score_v11(maze, reply, parsed)
     return result
 
 
@@ -1837,7 +1978,7 @@ def _materialised(
     return maze, solution, place_lures(maze, solution, seed), tuple(lure_slots(maze, solution))
 '''
 
-# %% embedded module maze/v11.py sha256=f189d2239b80cb796d6b133b28b471446aa7603f76e19d73635e4e97643469ca
+# %% embedded module maze/v11.py sha256=78dc07392ab3d8ada5eb1082eb695011a8afa871c6c0a8cb7c8528e6b9e03378
 HB_MODULES['maze/v11.py'] = r'''"""Interoperability with HalluMaze v1.1: read its maze encoding, and score a reply the v1.1 way.
 
 `read_maze_text` accepts the v1.1 text encoding as it appears in the original prompts and logs
@@ -1863,7 +2004,7 @@ from typing import Any
 from .grid import BIT, NAME_OF_DELTA, OPPOSITE, Cell, Maze, step
 from .lures import Lure
 from .metrics import v11_formulas
-from .parse import anchored_matches
+from .parse import ParsedReply, anchored_matches
 
 V11_LABEL = "HalluMaze v1.1 scoring as coded (self-reports merged with max; CE as coded); for comparison only"
 
@@ -1881,6 +2022,8 @@ _V11_PATH = re.compile(r"FINAL_PATH[:\s]+([\d,()\s→\->]+)", re.I)
 _COORD = re.compile(r"\((\d+),\s*(\d+)\)")
 _V11_BT = re.compile(r"BACKTRACK_COUNT[:\s]*(\d+)", re.I)
 _V11_HC = re.compile(r"HALLUCINATION_COUNT[:\s]*(\d+)", re.I)
+_V11_DEAD = re.compile(r"dead_end|dead end|막다른")
+_V11_LOOP = re.compile(r"loop detected|loop_detected|루프")
 
 
 def read_maze_text(text: str) -> tuple[Maze, tuple[Lure, ...]]:
@@ -1937,14 +2080,28 @@ def _first_claims(text: str) -> tuple[int | None, int | None]:
     return (int(bt.group(1)) if bt else None), (int(hc.group(1)) if hc else None)
 
 
-def score_v11(maze: Maze, text: str) -> dict[str, Any]:
-    """The v1.1 score of a reply, computed the v1.1 way (see the module docstring)."""
+def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[str, Any]:
+    """The v1.1 score of a reply, computed the v1.1 way (see the module docstring).
+
+    `parsed` (`parse_reply(text)`), when given, saves scans: where its `outside_steps` is set,
+    every match of v1.1's STEP pattern is one of its canonical steps, read the same way, and the
+    keywords v1.1 counts stand outside them.
+    """
     n = maze.size
     sides = maze.open_sides
     name_of = NAME_OF_DELTA
-    lower = text.lower()
-    steps = _V11_STEP.findall(text)
-    confidences = [int(conf) if conf else None for *_, conf in steps]
+    outside = parsed.outside_steps if parsed is not None else None
+    confidences: list[float | None]
+    step_cells: list[Cell]
+    if parsed is not None and outside is not None:
+        lower = outside.lower()
+        step_cells = [line.cell for line in parsed.steps]
+        confidences = [line.confidence for line in parsed.steps]  # canonical: percent / 100, as below
+    else:
+        lower = text.lower()
+        steps = _V11_STEP.findall(text)
+        step_cells = [(int(r), int(c)) for _, r, c, _, _ in steps]
+        confidences = [int(conf) / 100.0 if conf else None for *_, conf in steps]
     path: list[Cell] | None = None
     path_match = _final_path_match(text)
     if path_match:
@@ -1952,7 +2109,7 @@ def score_v11(maze: Maze, text: str) -> dict[str, Any]:
         if len(coords) >= 2:
             path = coords
     # the STEP cells are only needed when there is no FINAL_PATH to check
-    checked = path or ([(int(r), int(c)) for _, r, c, _, _ in steps] if len(steps) > 1 else None)
+    checked = path or (step_cells if len(step_cells) > 1 else None)
     halls, first, valid = 0, -1, False
     if checked and len(checked) > 1:
         valid = True
@@ -1968,17 +2125,17 @@ def score_v11(maze: Maze, text: str) -> dict[str, Any]:
         if valid and checked[-1] != maze.exit:
             valid = False
     claimed_bt, claimed_hc = _first_claims(text)
-    bt = max(claimed_bt if claimed_bt is not None else 0, len(re.findall(r"dead_end|dead end|막다른", lower)))
+    bt = max(claimed_bt if claimed_bt is not None else 0, len(_V11_DEAD.findall(lower)))
     if claimed_hc is not None:
         halls = max(halls, claimed_hc)
-    loops = len(re.findall(r"loop detected|loop_detected|루프", lower))
+    loops = len(_V11_LOOP.findall(lower))
     errors: list[float] = []
     if checked and len(checked) > 1:
         for conf, a, b in zip(confidences, checked, checked[1:], strict=False):  # steps past the path: skipped
             if conf is None:
                 continue
             correct = not (a[0] < n and a[1] < n and (b[0] - a[0], b[1] - a[1]) in name_of)
-            errors.append(abs(conf / 100.0 - (1.0 if correct else 0.0)))
+            errors.append(abs(conf - (1.0 if correct else 0.0)))
     ce = sum(errors) / len(errors) if errors else None
     f = v11_formulas(size=n, sr=valid, hc=halls, fhr=first if first > 0 else None, bt=bt, lt=loops)
     score = 0.5 * f["mei"] + 0.3 * (1.0 - (ce if ce is not None else 0.5)) + 0.2 * f["brs"]

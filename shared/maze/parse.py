@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import compress, count, repeat
+from operator import itemgetter, truediv
 from typing import NamedTuple
 
 from .grid import Cell, direction_between
@@ -52,6 +54,23 @@ _PLAIN_STEP_LINE = re.compile(
     r"STEP (\d+): \((\d+),(\d+)\) → \[([NSEW])\] \| confidence: (100|\d{1,2})%"
     r"(?: \| (?i:(?!dead|loop|strategy)[^*`])*)?"
 )
+# The same lines read all at once: one multiline scan gives, per line, either the groups of a
+# `_PLAIN_STEP_LINE` line (its reason in group 6) or the whole line (group 7). Valid only where
+# "\n" is the only line break `str.splitlines` knows: a canonical line holds no other, so
+# `_ODD_BREAK` needs to look only at the other lines.
+_EVERY_LINE = re.compile(
+    r"^(?:STEP (\d+): \((\d+),(\d+)\) → \[([NSEW])\] \| confidence: (100|\d{1,2})%"
+    r"(?: \| ((?i:(?!dead|loop|strategy)[^*`\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*))?$|(.*))",
+    re.M,
+)
+_ODD_BREAK = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+# Non-ASCII characters outside a few caseless blocks (punctuation, arrows, box drawing, CJK
+# punctuation, Hangul syllables): a text without them changes only its ASCII letters under
+# `upper()`/`lower()`, so their positions, and every label match, are the same in it.
+CASED_NON_ASCII = re.compile("[^\x00-\x7f\u2010-\u2027\u2190-\u21ff\u2500-\u257f\u3000-\u303f\uac00-\ud7a3]")
+# A word a STEP reader (here or v1.1's) could start at: checked outside the canonical heads.
+_STEP_WORD = re.compile(r"step\s", re.I)
+_new_step = tuple.__new__
 _CANONICAL_STEP = re.compile(
     r"STEP (\d+): \((\d+),(\d+)\) → \[([NSEW])\](?: \| confidence: (\d{1,3}(?:\.\d+)?)\s*(%?))?"
 )
@@ -86,6 +105,11 @@ class ParsedReply:
     hallucination_count: int | None = None
     confidence_log: dict[int, float] = field(default_factory=dict)
     final_path: tuple[Cell, ...] | None = None
+    # Not part of what the reply states (left out of equality): when not None, the reply held no
+    # think block and no "step" word outside the heads of its canonical STEP lines (each of which
+    # is one of `steps`); this is the rest of its text (other lines, reasons) joined by newlines,
+    # which a reader that scans the whole reply for STEP lines or keywords may scan instead.
+    outside_steps: str | None = field(default=None, compare=False, repr=False)
 
 
 def _clean(line: str) -> str:
@@ -207,25 +231,23 @@ def _claimed_counts(text: str) -> tuple[int | None, int | None]:
     return counts[0], counts[1]
 
 
-def parse_reply(text: str) -> ParsedReply:
-    """Parse a reply; never raises on any text."""
-    text = _THINK.sub("", text)
-    lines = text.splitlines()
-    steps: list[StepLine] = []
-    unreadable: list[int] = []
-    invalid_conf = 0
-    dead_ends: list[Cell | None] = []
-    loops: list[Cell | None] = []
-    strategy = 0
-    for line_no, raw in enumerate(lines, start=1):
-        plain = _PLAIN_STEP_LINE.fullmatch(raw)
-        if plain is not None:
-            steps.append(StepLine(int(plain[1]), (int(plain[2]), int(plain[3])), plain[4], None, int(plain[5]) / 100.0,
-                                  line_no))  # fmt: skip
-            continue
+class _Other:
+    """What the lines outside the one-match format add up to (the tolerant, per-line reader)."""
+
+    __slots__ = ("dead_ends", "invalid", "loops", "steps", "strategy", "unreadable")
+
+    def __init__(self) -> None:
+        self.steps: list[StepLine] = []
+        self.unreadable: list[int] = []
+        self.invalid = 0
+        self.dead_ends: list[Cell | None] = []
+        self.loops: list[Cell | None] = []
+        self.strategy = 0
+
+    def read(self, raw: str, line_no: int) -> None:
         line = _clean(raw)
         if not line:
-            continue
+            return
         lower = line.lower()
         if "step" in lower[:12]:
             canonical = _CANONICAL_STEP.match(line)
@@ -236,21 +258,138 @@ def parse_reply(text: str) -> ParsedReply:
                     step, bad = _canonical_step_line(line, canonical, line_no)
                 else:
                     step, bad = _step_line(line, head, line_no)
-                invalid_conf += int(bad)
+                self.invalid += int(bad)
                 if step is None:
-                    unreadable.append(line_no)
+                    self.unreadable.append(line_no)
                 else:
-                    steps.append(step)
+                    self.steps.append(step)
         if "dead" in lower:
             for m in _DEAD_END.finditer(line):
-                dead_ends.append((int(m.group(1)), int(m.group(2))) if m.group(1) is not None else None)
+                self.dead_ends.append((int(m.group(1)), int(m.group(2))) if m.group(1) is not None else None)
         if "loop" in lower:
             for m in _LOOP.finditer(line):
-                loops.append((int(m.group(1)), int(m.group(2))) if m.group(1) is not None else None)
+                self.loops.append((int(m.group(1)), int(m.group(2))) if m.group(1) is not None else None)
         if "strategy" in lower:
-            strategy += len(_STRATEGY.findall(line))
+            self.strategy += len(_STRATEGY.findall(line))
+
+
+def _plain_steps(columns: list[tuple[str, ...]]) -> list[StepLine]:
+    """The StepLines of the `_PLAIN_STEP_LINE` lines, from the columns of `_EVERY_LINE` matches."""
+    numbers, rows, cols, names, confidences = columns[:5]
+    cells = zip(map(int, filter(None, rows)), map(int, filter(None, cols)), strict=True)
+    return list(
+        map(
+            _new_step,
+            repeat(StepLine),
+            zip(
+                map(int, filter(None, numbers)),
+                cells,
+                filter(None, names),
+                repeat(None),
+                map(truediv, map(int, filter(None, confidences)), repeat(100.0)),
+                compress(count(1), numbers),
+            ),
+        )
+    )
+
+
+def _final_path_of_text(text: str) -> tuple[Cell, ...] | None:
+    """`_final_path(text.splitlines())` for a text whose only line break is "\\n".
+
+    Only lines holding a "_" can hold FINAL_PATH (no character upper-cases to "_"), so only
+    those are looked at, from the last one up.
+    """
+    at = text.rfind("_")
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        stop = text.find("\n", at)
+        if stop < 0:
+            stop = len(text)
+        line = text[start:stop]
+        label = line.upper().find("FINAL_PATH")
+        if label >= 0:
+            found = line[label + len("FINAL_PATH") :]
+            follower_at = stop + 1
+            while follower_at <= len(text):
+                end = text.find("\n", follower_at)
+                if end < 0:
+                    end = len(text)
+                follower = text[follower_at:end]
+                if not follower.strip() or not _PATH_ONLY.match(follower):
+                    break
+                found += follower
+                follower_at = end + 1
+            cells = tuple([(int(r), int(c)) for r, c in _CELL.findall(found)])
+            if cells:
+                return cells
+        at = text.rfind("_", 0, start)
+    return None
+
+
+def _confidence_log_at(text: str, caseless: bool) -> int:
+    """`text.upper().rfind("CONFIDENCE_LOG")`; `caseless`: the text has no `CASED_NON_ASCII` character.
+
+    Such a text keeps its positions under upper(), so only the places a "_" allows are tried.
+    """
+    if not caseless:
+        return text.upper().rfind("CONFIDENCE_LOG")
+    at = text.rfind("_")  # the label's one "_" is its 11th character
+    while at >= 10:
+        if text[at - 10 : at + 4].upper() == "CONFIDENCE_LOG":
+            return at - 10
+        at = text.rfind("_", 0, at)
+    return -1
+
+
+def _read_lines(text: str) -> tuple[list[StepLine], _Other, str] | None:
+    """Steps, other lines and the text outside canonical heads, when "\\n" is the only line break."""
+    found = _EVERY_LINE.findall(text)
+    columns = list(zip(*found, strict=True))
+    wholes = columns[6]
+    others = list(compress(zip(count(1), wholes), wholes))
+    rest = "\n".join([*(raw for _, raw in others), *filter(None, columns[5])]) + "\n"
+    if _ODD_BREAK.search(rest) is not None:
+        return None
+    other = _Other()
+    for line_no, raw in others:
+        other.read(raw, line_no)
+    steps = _plain_steps(columns)
+    if other.steps:
+        steps = sorted(steps + other.steps, key=itemgetter(5))
+    return steps, other, rest
+
+
+def parse_reply(text: str) -> ParsedReply:
+    """Parse a reply; never raises on any text."""
+    raw_text = text
+    text = _THINK.sub("", text)
+    outside: str | None = None
+    read = _read_lines(text)
+    if read is None and "\r\n" in text:
+        read = _read_lines(text.replace("\r\n", "\n"))
+    if read is not None:
+        steps, other, rest = read
+        caseless = CASED_NON_ASCII.search(rest) is None  # canonical heads are ASCII and "→"
+        if not other.steps and len(text) == len(raw_text) and _STEP_WORD.search(rest) is None:
+            outside = rest
+        final_path = _final_path_of_text(text.replace("\r\n", "\n") if "\r" in text else text)
+    else:
+        other = _Other()
+        steps = []
+        lines = text.splitlines()
+        for line_no, raw in enumerate(lines, start=1):
+            plain = _PLAIN_STEP_LINE.fullmatch(raw)
+            if plain is not None:
+                steps.append(StepLine(int(plain[1]), (int(plain[2]), int(plain[3])), plain[4], None,
+                                      int(plain[5]) / 100.0, line_no))  # fmt: skip
+            else:
+                other.read(raw, line_no)
+        if other.steps:
+            steps = sorted(steps + other.steps, key=itemgetter(5))
+        final_path = _final_path(lines)
+        caseless = False
     log: dict[int, float] = {}
-    log_at = text.upper().rfind("CONFIDENCE_LOG")
+    log_at = _confidence_log_at(text, caseless)
     if log_at >= 0:
         log_line = text[log_at:].split("\n", 1)[0]
         for number, value in _LOG_ENTRY.findall(log_line):
@@ -260,13 +399,14 @@ def parse_reply(text: str) -> ParsedReply:
     backtrack_count, hallucination_count = _claimed_counts(text)
     return ParsedReply(
         steps=tuple(steps),
-        unreadable_steps=tuple(unreadable),
-        invalid_confidences=invalid_conf,
-        dead_ends=tuple(dead_ends),
-        loops=tuple(loops),
-        strategy_changes=strategy,
+        unreadable_steps=tuple(other.unreadable),
+        invalid_confidences=other.invalid,
+        dead_ends=tuple(other.dead_ends),
+        loops=tuple(other.loops),
+        strategy_changes=other.strategy,
         backtrack_count=backtrack_count,
         hallucination_count=hallucination_count,
         confidence_log=log,
-        final_path=_final_path(lines),
+        final_path=final_path,
+        outside_steps=outside,
     )

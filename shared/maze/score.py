@@ -28,9 +28,10 @@ def score_reply(
     with_v11: bool = True,
 ) -> dict[str, Any]:
     """Every verified metric of a single-shot `reply`, plus `claims`, `lures`, `trajectory`, `v11`."""
-    result = score_parsed(maze, solution, lure_slots, parse_reply(reply))  # parsed once, here
+    parsed = parse_reply(reply)  # parsed once, here
+    result = score_parsed(maze, solution, lure_slots, parsed)
     if with_v11:
-        result["v11"] = score_v11(maze, reply)
+        result["v11"] = score_v11(maze, reply, parsed)
     return result
 
 

@@ -23,7 +23,7 @@ from typing import Any
 from .grid import BIT, NAME_OF_DELTA, OPPOSITE, Cell, Maze, step
 from .lures import Lure
 from .metrics import v11_formulas
-from .parse import anchored_matches
+from .parse import ParsedReply, anchored_matches
 
 V11_LABEL = "HalluMaze v1.1 scoring as coded (self-reports merged with max; CE as coded); for comparison only"
 
@@ -41,6 +41,8 @@ _V11_PATH = re.compile(r"FINAL_PATH[:\s]+([\d,()\s→\->]+)", re.I)
 _COORD = re.compile(r"\((\d+),\s*(\d+)\)")
 _V11_BT = re.compile(r"BACKTRACK_COUNT[:\s]*(\d+)", re.I)
 _V11_HC = re.compile(r"HALLUCINATION_COUNT[:\s]*(\d+)", re.I)
+_V11_DEAD = re.compile(r"dead_end|dead end|막다른")
+_V11_LOOP = re.compile(r"loop detected|loop_detected|루프")
 
 
 def read_maze_text(text: str) -> tuple[Maze, tuple[Lure, ...]]:
@@ -97,14 +99,28 @@ def _first_claims(text: str) -> tuple[int | None, int | None]:
     return (int(bt.group(1)) if bt else None), (int(hc.group(1)) if hc else None)
 
 
-def score_v11(maze: Maze, text: str) -> dict[str, Any]:
-    """The v1.1 score of a reply, computed the v1.1 way (see the module docstring)."""
+def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[str, Any]:
+    """The v1.1 score of a reply, computed the v1.1 way (see the module docstring).
+
+    `parsed` (`parse_reply(text)`), when given, saves scans: where its `outside_steps` is set,
+    every match of v1.1's STEP pattern is one of its canonical steps, read the same way, and the
+    keywords v1.1 counts stand outside them.
+    """
     n = maze.size
     sides = maze.open_sides
     name_of = NAME_OF_DELTA
-    lower = text.lower()
-    steps = _V11_STEP.findall(text)
-    confidences = [int(conf) if conf else None for *_, conf in steps]
+    outside = parsed.outside_steps if parsed is not None else None
+    confidences: list[float | None]
+    step_cells: list[Cell]
+    if parsed is not None and outside is not None:
+        lower = outside.lower()
+        step_cells = [line.cell for line in parsed.steps]
+        confidences = [line.confidence for line in parsed.steps]  # canonical: percent / 100, as below
+    else:
+        lower = text.lower()
+        steps = _V11_STEP.findall(text)
+        step_cells = [(int(r), int(c)) for _, r, c, _, _ in steps]
+        confidences = [int(conf) / 100.0 if conf else None for *_, conf in steps]
     path: list[Cell] | None = None
     path_match = _final_path_match(text)
     if path_match:
@@ -112,7 +128,7 @@ def score_v11(maze: Maze, text: str) -> dict[str, Any]:
         if len(coords) >= 2:
             path = coords
     # the STEP cells are only needed when there is no FINAL_PATH to check
-    checked = path or ([(int(r), int(c)) for _, r, c, _, _ in steps] if len(steps) > 1 else None)
+    checked = path or (step_cells if len(step_cells) > 1 else None)
     halls, first, valid = 0, -1, False
     if checked and len(checked) > 1:
         valid = True
@@ -128,17 +144,17 @@ def score_v11(maze: Maze, text: str) -> dict[str, Any]:
         if valid and checked[-1] != maze.exit:
             valid = False
     claimed_bt, claimed_hc = _first_claims(text)
-    bt = max(claimed_bt if claimed_bt is not None else 0, len(re.findall(r"dead_end|dead end|막다른", lower)))
+    bt = max(claimed_bt if claimed_bt is not None else 0, len(_V11_DEAD.findall(lower)))
     if claimed_hc is not None:
         halls = max(halls, claimed_hc)
-    loops = len(re.findall(r"loop detected|loop_detected|루프", lower))
+    loops = len(_V11_LOOP.findall(lower))
     errors: list[float] = []
     if checked and len(checked) > 1:
         for conf, a, b in zip(confidences, checked, checked[1:], strict=False):  # steps past the path: skipped
             if conf is None:
                 continue
             correct = not (a[0] < n and a[1] < n and (b[0] - a[0], b[1] - a[1]) in name_of)
-            errors.append(abs(conf / 100.0 - (1.0 if correct else 0.0)))
+            errors.append(abs(conf - (1.0 if correct else 0.0)))
     ce = sum(errors) / len(errors) if errors else None
     f = v11_formulas(size=n, sr=valid, hc=halls, fhr=first if first > 0 else None, bt=bt, lt=loops)
     score = 0.5 * f["mei"] + 0.3 * (1.0 - (ce if ce is not None else 0.5)) + 0.2 * f["brs"]

@@ -23,17 +23,25 @@ from hallubench.maze.trial import load_trial
 from hallubench.rows import play_row
 
 _NEVER = re.compile(r"(?!)")
+_ALWAYS = re.compile(r"")
+# `parse._EVERY_LINE`'s seven groups, with the canonical alternative switched off: every line
+# goes through the tolerant reader.
+_EVERY_LINE_OFF = re.compile(r"^(?:(?!)(x)(x)(x)(x)(x)(x)|(.*))", re.M)
 
 
 @contextmanager
 def _general_parser_only() -> Iterator[None]:
     """Switch the one-match readers of canonical STEP lines off, leaving the tolerant path."""
-    saved = parse._PLAIN_STEP_LINE, parse._CANONICAL_STEP
+    names = ("_PLAIN_STEP_LINE", "_CANONICAL_STEP", "_EVERY_LINE", "_ODD_BREAK", "CASED_NON_ASCII")
+    saved = [getattr(parse, name) for name in names]
     parse._PLAIN_STEP_LINE = parse._CANONICAL_STEP = _NEVER
+    parse._EVERY_LINE = _EVERY_LINE_OFF
+    parse._ODD_BREAK = parse.CASED_NON_ASCII = _ALWAYS  # line by line, FINAL_PATH and the log via upper()
     try:
         yield
     finally:
-        parse._PLAIN_STEP_LINE, parse._CANONICAL_STEP = saved
+        for name, value in zip(names, saved, strict=True):
+            setattr(parse, name, value)
 
 
 _PIECES = st.sampled_from(
@@ -55,6 +63,51 @@ def test_fast_step_readers_agree_with_the_general_parser(lines: list[str]) -> No
     with _general_parser_only():
         general = parse.parse_reply(text)
     assert fast == general
+
+
+_REPLY_LINES = st.sampled_from(
+    [
+        "STEP 1: (0,0) → [E] | confidence: 100%", "STEP 2: (0,1) → [S] | confidence: 85% | the corridor goes on",
+        "STEP 3: (1,1) → [W] | confidence: 7%", "STEP 4: (1,0) → [N] | confidence: 100% | dead end ahead",
+        "STEP 5: (0,0) → [E] | confidence: 100% | step 6: (0,1) → [S]", "STEP 9: (9,9) → [S] | confidence: 101%",
+        "STEP 2: (0,1) → [S] | confidence: 85% | **bold**", "Step 7: (2,2) -> east (80%)", "STEP 8: (2,2)",
+        "DEAD_END at (1,2) — backtracking", "LOOP_DETECTED at (0,0)", "STRATEGY_CHANGE", "", "   ",
+        "BACKTRACK_COUNT: 2", "HALLUCINATION_COUNT: 1", "CONFIDENCE_LOG: step1:90, step2:80",
+        "confidence_log: step3=50",
+        "FINAL_PATH: (0,0)→(0,1)", "final_path:", "(1,1)→(2,2)", "FINAL_PATH: none", "<think>STEP 1: (0,0) → [E]",
+        "</think>", "ß ﬁnal_path: (0,0)", "ﬁnal_PATH: (0,0)→(1,0)", "CONFIDENCE_LOG ſtep 1: 50", "Kelvin K STEP",
+        "STEP 3: (1,1) → [W] | confidence: 7% | ſtep", "확신도: 50%", "STEP 1: (0,0) → [E] | 확신도: 50%",
+        "STEP 2: (0,1) → [S] | confidence: 60% | 막다른 길, 루프", "dead end at (2,2)", "loop detected", "step",
+        "STEP 6: (1,0) →", "[S] | confidence: 40%", "STEP 4: (1,0) → [N] | confidence: 0%", "STEP 1: (0,0) → [S] | ",
+    ]
+)  # fmt: skip
+_BREAKS = st.sampled_from(["\n", "\n", "\n", "\r\n", "\r", "\u2028", "\x0c"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.tuples(_REPLY_LINES, _BREAKS), max_size=14), st.booleans())
+def test_whole_reply_reading_agrees_with_the_line_by_line_parser(pairs: list[tuple[str, str]], trailing: bool) -> None:
+    text = "".join(line + brk for line, brk in pairs)
+    if not trailing and pairs:
+        text = text[: -len(pairs[-1][1])]
+    fast = parse.parse_reply(text)
+    with _general_parser_only():
+        general = parse.parse_reply(text)
+    assert fast == general
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.tuples(_REPLY_LINES, _BREAKS), max_size=14))
+def test_v11_score_from_the_parsed_reply_equals_its_own_scan(pairs: list[tuple[str, str]]) -> None:
+    maze = load_trial(make_case(5, 0)).maze
+    text = "".join(line + brk for line, brk in pairs)
+    assert v11.score_v11(maze, text, parse.parse_reply(text)) == v11.score_v11(maze, text)
+
+
+def test_known_caseless_characters_are_caseless() -> None:
+    """`CASED_NON_ASCII` lets texts skip upper()/lower(): only right if its exceptions have no case."""
+    allowed = [chr(i) for i in range(0x80, 0x110000) if parse.CASED_NON_ASCII.match(chr(i)) is None]
+    assert allowed and all(c.upper() == c == c.lower() for c in allowed)
 
 
 def test_fast_step_readers_take_the_answer_format() -> None:
