@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from typing import Any
 
 from .engine import ModelSummary, RescoreReport
@@ -20,7 +21,9 @@ def _headline(summary: ModelSummary) -> tuple[str, str]:
     metrics = summary.metrics
     value = metrics.get("headline")
     name = str(metrics.get("headline_name", "headline"))
-    return name, ("-" if value is None else f"{float(value):.3f}")
+    if value is None or not math.isfinite(float(value)):
+        return name, "n/a"  # undefined (e.g. 0 of 0); the stored task result holds 0.0
+    return name, f"{float(value):.3f}"
 
 
 def _hosted(summary: ModelSummary) -> str:
