@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = '143a1981aa7804a507e1214fe8697880608f9ab1f7f8d248ac5d9b968c09902a'
+HB_PAYLOAD_SHA256 = '14f82771443d6552a37c7d72c6968158619d7d52841ac0527f5bba00e4fd0e45'
 HB_TAG = 'hallumaze/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -328,7 +328,7 @@ def aggregate_rows(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {"headline": headline, "headline_name": "hallumaze_score", "metrics": metrics}
 '''
 
-# %% embedded module maze/calibration.py sha256=6e81d8f5cfda7ffdc3918c24741bf979b36f86e9347918aa71fb26c9efebe0c3
+# %% embedded module maze/calibration.py sha256=c82103d2033e5f3b7d1fb3af27cdaa5426c377f154abdc694d3c96e95d921c95
 HB_MODULES['maze/calibration.py'] = r'''"""Calibration of stated confidence, measured properly: per move, label = the declared move exists.
 
 Per trial, `trial_calibration` counts, per stated confidence, the moves that exist and those
@@ -344,6 +344,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from itertools import compress, repeat
+from operator import attrgetter, is_not
 from typing import Any
 
 import numpy as np
@@ -352,6 +354,8 @@ from .. import stats
 from .compact import confidence_counts
 from .verify import Trajectory
 
+_CONFIDENCE, _LEGAL = attrgetter("confidence"), attrgetter("legal")
+
 
 def _finite(value: float) -> float | None:
     return None if math.isnan(value) else value
@@ -359,7 +363,11 @@ def _finite(value: float) -> float | None:
 
 def trial_calibration(trajectory: Trajectory) -> tuple[list[list[float]], float | None, float | None]:
     """(counts per stated confidence as [confidence, legal, illegal], CE, Brier) of one trial."""
-    counts = confidence_counts((m.confidence, m.legal) for m in trajectory.moves if m.confidence is not None)
+    moves = trajectory.moves
+    stated = list(map(_CONFIDENCE, moves))
+    counts = confidence_counts(
+        compress(zip(stated, map(_LEGAL, moves), strict=True), map(is_not, stated, repeat(None)))
+    )
     n = sum(legal + illegal for _, legal, illegal in counts)
     if not n:
         return counts, None, None
@@ -401,7 +409,7 @@ def calibration_summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 '''
 
-# %% embedded module maze/compact.py sha256=fabf05cbf414b8400453952fbf27193fe919c07bea15bd7c3ee07c3739621ed0
+# %% embedded module maze/compact.py sha256=b713e611e62a220fe64b0c03061d70927466c324223cab81aaf56b58af262ab5
 HB_MODULES['maze/compact.py'] = r'''"""Compact encodings for the per-move data a row keeps.
 
 Kaggle stores a row as a protobuf Struct and every rescore reads it back value by value, so
@@ -413,6 +421,7 @@ the reader that inverts it.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from .grid import Cell
@@ -420,7 +429,8 @@ from .grid import Cell
 
 def cells_text(cells: Iterable[Sequence[int]]) -> str:
     """`(0,0), (0,1)` -> `"0,0 0,1"`."""
-    return " ".join(f"{cell[0]},{cell[1]}" for cell in cells)
+    flat = [value for cell in cells for value in (cell[0], cell[1])]
+    return " ".join(["%d,%d"] * (len(flat) // 2)) % tuple(flat)
 
 
 def read_cells(text: str) -> list[Cell]:
@@ -434,7 +444,7 @@ def read_cells(text: str) -> list[Cell]:
 
 def ints_text(values: Iterable[int]) -> str:
     """`[3, 7, 12]` -> `"3 7 12"`."""
-    return " ".join(str(v) for v in values)
+    return " ".join(map(str, values))
 
 
 def read_ints(text: str) -> list[int]:
@@ -444,11 +454,8 @@ def read_ints(text: str) -> list[int]:
 
 def confidence_counts(pairs: Iterable[tuple[float, bool]]) -> list[list[float]]:
     """[[confidence, legal moves, illegal moves], ...] sorted by confidence."""
-    counts: dict[float, list[int]] = {}
-    for confidence, legal in pairs:
-        slot = counts.setdefault(confidence, [0, 0])
-        slot[0 if legal else 1] += 1
-    return [[c, counts[c][0], counts[c][1]] for c in sorted(counts)]
+    tally = Counter(pairs)  # (c, True) and (c, 1) are one key
+    return [[c, tally[(c, True)], tally[(c, False)]] for c in sorted({c for c, _ in tally})]
 '''
 
 # %% embedded module maze/encode.py sha256=121388ed1a36404dcc385f4b5e96b954b3ba213d4fd3cfa94afadde01c734571
@@ -1659,7 +1666,7 @@ def closing_request(size: int, *, reached_exit: bool, confidence: bool) -> str:
     return "\n".join([head, "Now write the final output:", *final_block(size, confidence=confidence)])
 '''
 
-# %% embedded module maze/score.py sha256=5ea731c6c940076cec9ab63fceaf2f4af5bc3a9d691c1472ee5913c241dc2058
+# %% embedded module maze/score.py sha256=ce87c9095895aa9a8f76a51e6e47f3b62cef54a27528008404e98281a09a8444
 HB_MODULES['maze/score.py'] = r'''"""Score one reply against one maze: parse, replay, metrics, claims, lures and the labelled v1.1 score.
 
 The single entry point every path shares (the task's `play`, `hallubench maze score`, the
@@ -1670,6 +1677,8 @@ different code.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress, repeat
+from operator import attrgetter, eq, or_
 from typing import Any
 
 from .compact import cells_text, ints_text
@@ -1679,6 +1688,11 @@ from .metrics import claim_accuracy, trial_metrics
 from .parse import ParsedReply, parse_reply
 from .v11 import score_v11
 from .verify import check_final_path, replay
+
+# Move fields read column-wise (C-level maps instead of a Python loop per move)
+_INDEX, _ORIGIN, _DIRECTION, _OUTCOME, _TELEPORT, _LEGAL, _HALLUCINATION = (
+    attrgetter(name) for name in ("move", "origin", "direction", "outcome", "teleport", "legal", "hallucination")
+)
 
 
 def score_reply(
@@ -1710,15 +1724,16 @@ def score_parsed(
     final = check_final_path(maze, parsed.final_path, solution)
     result = trial_metrics(maze, parsed, trajectory, final, solution)
     result["claims"] = claim_accuracy(maze, parsed, trajectory)
+    moves = trajectory.moves
+    legal = list(compress(moves, map(_LEGAL, moves)))
     result["lures"] = lure_behaviour(
-        lure_slots,
-        solution,
-        [(m.origin, m.direction) for m in trajectory.moves if m.direction is not None and m.legal],
+        lure_slots, solution, zip(map(_ORIGIN, legal), map(_DIRECTION, legal), strict=True)
     )
+    teleported = map(or_, map(_TELEPORT, moves), map(eq, map(_OUTCOME, moves), repeat("jump")))
     result["trajectory"] = {  # compact strings: see `compact` (read them back with `read_cells`, `read_ints`)
         "cells": cells_text(trajectory.cells),
-        "hallucination_moves": ints_text(m.move for m in trajectory.moves if m.hallucination),
-        "teleport_moves": ints_text(m.move for m in trajectory.moves if m.teleport or m.outcome == "jump"),
+        "hallucination_moves": ints_text(compress(map(_INDEX, moves), map(_HALLUCINATION, moves))),
+        "teleport_moves": ints_text(compress(map(_INDEX, moves), teleported)),
     }
     return result
 '''
@@ -2154,7 +2169,7 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
     }
 '''
 
-# %% embedded module maze/verify.py sha256=7bd49bf630c18f6c6dd2dca45f782e8294ccb23d3b15fc544e235378d4e8129e
+# %% embedded module maze/verify.py sha256=62b4f2ce6d36fabbd0ab6f4fcb33cf5b7cf9ac6af71d823050131a468d8c28e7
 HB_MODULES['maze/verify.py'] = r'''"""Replay what the model wrote against the maze: every count that matters is decided here.
 
 Rules (hallumaze v2):
@@ -2184,7 +2199,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .grid import BIT, DELTA, Cell, Maze, direction_between
+from .grid import BIT, DELTA, NAME_OF_DELTA, Cell, Maze, direction_between
 from .parse import ParsedReply, StepLine
 
 
@@ -2251,11 +2266,6 @@ def _path_as_steps(path: Sequence[Cell]) -> list[StepLine]:
     return out
 
 
-def _episodes(flags: Sequence[bool]) -> int:
-    """Runs of consecutive True values."""
-    return sum(1 for previous, flag in zip((False, *flags), flags, strict=False) if flag and not previous)
-
-
 def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Trajectory:
     """Replay the STEP lines (or, without any, the FINAL_PATH) from the start cell.
 
@@ -2279,79 +2289,83 @@ def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Tra
     dead_ends: list[Cell] = []
     teleports = 0
     reached_exit = False
+    halls: list[int] = []
+    backtracks = backtrack_moves = loops = loop_moves = revisits = 0
+    after_backtrack = after_loop = False  # episodes are runs of consecutive flagged moves
     log = parsed.confidence_log if source == "steps" else {}
-    for index, line in enumerate(steps, start=1):
-        teleport = line.cell != position
+    new_move = tuple.__new__  # Move's fields in order, without the generated __new__'s frame
+    for index, (number, cell, direction, declared, confidence, _) in enumerate(steps, start=1):
+        teleport = cell != position
         if teleport:
             teleports += 1
-            position = line.cell
+            position = cell
             if stack[-1] != position:
                 stack.append(position)
             visited.add(position)
-        confidence = line.confidence
         if confidence is None:
-            confidence = log.get(line.number)
-        direction = line.direction
+            confidence = log.get(number)
+        r, c = position
         if direction is None:
-            target = line.target if line.target is not None else position
+            target = declared if declared is not None else position
             outcome = "jump"
             teleports += 1
+            changed = False
         else:
             dr, dc = DELTA[direction]
-            target = (position[0] + dr, position[1] + dc)
+            target = (r + dr, c + dc)
             if not (0 <= target[0] < n and 0 <= target[1] < n):
                 outcome, target = "outside", position
-            elif (
-                0 <= position[0] < n and 0 <= position[1] < n and sides[position[0] * n + position[1]] & BIT[direction]
-            ):
+                changed = False
+            elif 0 <= r < n and 0 <= c < n and sides[r * n + c] & BIT[direction]:
                 outcome = "moved"
+                changed = True
             else:
                 outcome = "wall"
                 if walls_block:
                     target = position
-        changed = outcome in ("moved", "wall") and target != position
-        backtrack = changed and len(stack) >= 2 and target == stack[-2]
-        revisit = changed and target in visited
+                changed = target != position
+        if changed:
+            backtrack = len(stack) >= 2 and target == stack[-2]
+            revisit = target in visited
+            if backtrack:
+                stack.pop()
+            elif target != stack[-1]:
+                stack.append(target)
+        else:
+            backtrack = revisit = False
+        loop = revisit and not backtrack
         if backtrack:
-            stack.pop()
-        elif changed and target != stack[-1]:
-            stack.append(target)
-        moves.append(
-            Move(
-                index,
-                line.number,
-                position,
-                direction,
-                target,
-                outcome,
-                teleport,
-                backtrack,
-                revisit and not backtrack,
-                revisit,
-                confidence,
-                outcome == "moved",
-                outcome == "wall" or outcome == "outside",
-            )
-        )
-        if outcome == "moved" and target in dead_end_cells and target not in dead_ends:
+            backtrack_moves += 1
+            if not after_backtrack:
+                backtracks += 1
+        if loop:
+            loop_moves += 1
+            if not after_loop:
+                loops += 1
+        after_backtrack, after_loop = backtrack, loop
+        revisits += revisit
+        legal = outcome == "moved"
+        hallucination = not legal and outcome != "jump"
+        if hallucination:
+            halls.append(index)
+        moves.append(new_move(Move, (index, number, position, direction, target, outcome, teleport, backtrack, loop,
+                                     revisit, confidence, legal, hallucination)))  # fmt: skip
+        if legal and target in dead_end_cells and target not in dead_ends:
             dead_ends.append(target)
         visited.add(target)
         position = target
         reached_exit = reached_exit or position == exit_cell
-    halls = [m.move for m in moves if m.hallucination]
-    backtracks = [m.backtrack for m in moves]
-    loops = [m.loop for m in moves]
     return Trajectory(
         moves=tuple(moves),
         source=source,
         teleports=teleports,
         hallucinations=len(halls),
         first_hallucination=halls[0] if halls else None,
-        backtracks=_episodes(backtracks),
-        backtrack_moves=backtracks.count(True),
-        loops=_episodes(loops),
-        loop_moves=loops.count(True),
-        revisits=sum(1 for m in moves if m.revisit),
+        backtracks=backtracks,
+        backtrack_moves=backtrack_moves,
+        loops=loops,
+        loop_moves=loop_moves,
+        revisits=revisits,
         dead_ends_reached=tuple(dead_ends),
         reached_exit=reached_exit,
     )
@@ -2365,8 +2379,9 @@ def check_final_path(maze: Maze, path: Sequence[Cell] | None, solution: Sequence
     sides = maze.open_sides
     unit = True
     walls = 0
+    name_of = NAME_OF_DELTA
     for a, b in itertools.pairwise(path):
-        name = direction_between(a, b)
+        name = name_of.get((b[0] - a[0], b[1] - a[1]))  # `direction_between`, inlined
         if name is None or not (0 <= a[0] < n and 0 <= a[1] < n and 0 <= b[0] < n and 0 <= b[1] < n):
             unit = False
         elif not sides[a[0] * n + a[1]] & BIT[name]:

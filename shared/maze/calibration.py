@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from itertools import compress, repeat
+from operator import attrgetter, is_not
 from typing import Any
 
 import numpy as np
@@ -21,6 +23,8 @@ from .. import stats
 from .compact import confidence_counts
 from .verify import Trajectory
 
+_CONFIDENCE, _LEGAL = attrgetter("confidence"), attrgetter("legal")
+
 
 def _finite(value: float) -> float | None:
     return None if math.isnan(value) else value
@@ -28,7 +32,11 @@ def _finite(value: float) -> float | None:
 
 def trial_calibration(trajectory: Trajectory) -> tuple[list[list[float]], float | None, float | None]:
     """(counts per stated confidence as [confidence, legal, illegal], CE, Brier) of one trial."""
-    counts = confidence_counts((m.confidence, m.legal) for m in trajectory.moves if m.confidence is not None)
+    moves = trajectory.moves
+    stated = list(map(_CONFIDENCE, moves))
+    counts = confidence_counts(
+        compress(zip(stated, map(_LEGAL, moves), strict=True), map(is_not, stated, repeat(None)))
+    )
     n = sum(legal + illegal for _, legal, illegal in counts)
     if not n:
         return counts, None, None

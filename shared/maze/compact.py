@@ -9,6 +9,7 @@ the reader that inverts it.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from .grid import Cell
@@ -16,7 +17,8 @@ from .grid import Cell
 
 def cells_text(cells: Iterable[Sequence[int]]) -> str:
     """`(0,0), (0,1)` -> `"0,0 0,1"`."""
-    return " ".join(f"{cell[0]},{cell[1]}" for cell in cells)
+    flat = [value for cell in cells for value in (cell[0], cell[1])]
+    return " ".join(["%d,%d"] * (len(flat) // 2)) % tuple(flat)
 
 
 def read_cells(text: str) -> list[Cell]:
@@ -30,7 +32,7 @@ def read_cells(text: str) -> list[Cell]:
 
 def ints_text(values: Iterable[int]) -> str:
     """`[3, 7, 12]` -> `"3 7 12"`."""
-    return " ".join(str(v) for v in values)
+    return " ".join(map(str, values))
 
 
 def read_ints(text: str) -> list[int]:
@@ -40,8 +42,5 @@ def read_ints(text: str) -> list[int]:
 
 def confidence_counts(pairs: Iterable[tuple[float, bool]]) -> list[list[float]]:
     """[[confidence, legal moves, illegal moves], ...] sorted by confidence."""
-    counts: dict[float, list[int]] = {}
-    for confidence, legal in pairs:
-        slot = counts.setdefault(confidence, [0, 0])
-        slot[0 if legal else 1] += 1
-    return [[c, counts[c][0], counts[c][1]] for c in sorted(counts)]
+    tally = Counter(pairs)  # (c, True) and (c, 1) are one key
+    return [[c, tally[(c, True)], tally[(c, False)]] for c in sorted({c for c, _ in tally})]

@@ -8,6 +8,8 @@ different code.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress, repeat
+from operator import attrgetter, eq, or_
 from typing import Any
 
 from .compact import cells_text, ints_text
@@ -17,6 +19,11 @@ from .metrics import claim_accuracy, trial_metrics
 from .parse import ParsedReply, parse_reply
 from .v11 import score_v11
 from .verify import check_final_path, replay
+
+# Move fields read column-wise (C-level maps instead of a Python loop per move)
+_INDEX, _ORIGIN, _DIRECTION, _OUTCOME, _TELEPORT, _LEGAL, _HALLUCINATION = (
+    attrgetter(name) for name in ("move", "origin", "direction", "outcome", "teleport", "legal", "hallucination")
+)
 
 
 def score_reply(
@@ -48,14 +55,15 @@ def score_parsed(
     final = check_final_path(maze, parsed.final_path, solution)
     result = trial_metrics(maze, parsed, trajectory, final, solution)
     result["claims"] = claim_accuracy(maze, parsed, trajectory)
+    moves = trajectory.moves
+    legal = list(compress(moves, map(_LEGAL, moves)))
     result["lures"] = lure_behaviour(
-        lure_slots,
-        solution,
-        [(m.origin, m.direction) for m in trajectory.moves if m.direction is not None and m.legal],
+        lure_slots, solution, zip(map(_ORIGIN, legal), map(_DIRECTION, legal), strict=True)
     )
+    teleported = map(or_, map(_TELEPORT, moves), map(eq, map(_OUTCOME, moves), repeat("jump")))
     result["trajectory"] = {  # compact strings: see `compact` (read them back with `read_cells`, `read_ints`)
         "cells": cells_text(trajectory.cells),
-        "hallucination_moves": ints_text(m.move for m in trajectory.moves if m.hallucination),
-        "teleport_moves": ints_text(m.move for m in trajectory.moves if m.teleport or m.outcome == "jump"),
+        "hallucination_moves": ints_text(compress(map(_INDEX, moves), map(_HALLUCINATION, moves))),
+        "teleport_moves": ints_text(compress(map(_INDEX, moves), teleported)),
     }
     return result

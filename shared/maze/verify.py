@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .grid import BIT, DELTA, Cell, Maze, direction_between
+from .grid import BIT, DELTA, NAME_OF_DELTA, Cell, Maze, direction_between
 from .parse import ParsedReply, StepLine
 
 
@@ -94,11 +94,6 @@ def _path_as_steps(path: Sequence[Cell]) -> list[StepLine]:
     return out
 
 
-def _episodes(flags: Sequence[bool]) -> int:
-    """Runs of consecutive True values."""
-    return sum(1 for previous, flag in zip((False, *flags), flags, strict=False) if flag and not previous)
-
-
 def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Trajectory:
     """Replay the STEP lines (or, without any, the FINAL_PATH) from the start cell.
 
@@ -122,79 +117,83 @@ def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Tra
     dead_ends: list[Cell] = []
     teleports = 0
     reached_exit = False
+    halls: list[int] = []
+    backtracks = backtrack_moves = loops = loop_moves = revisits = 0
+    after_backtrack = after_loop = False  # episodes are runs of consecutive flagged moves
     log = parsed.confidence_log if source == "steps" else {}
-    for index, line in enumerate(steps, start=1):
-        teleport = line.cell != position
+    new_move = tuple.__new__  # Move's fields in order, without the generated __new__'s frame
+    for index, (number, cell, direction, declared, confidence, _) in enumerate(steps, start=1):
+        teleport = cell != position
         if teleport:
             teleports += 1
-            position = line.cell
+            position = cell
             if stack[-1] != position:
                 stack.append(position)
             visited.add(position)
-        confidence = line.confidence
         if confidence is None:
-            confidence = log.get(line.number)
-        direction = line.direction
+            confidence = log.get(number)
+        r, c = position
         if direction is None:
-            target = line.target if line.target is not None else position
+            target = declared if declared is not None else position
             outcome = "jump"
             teleports += 1
+            changed = False
         else:
             dr, dc = DELTA[direction]
-            target = (position[0] + dr, position[1] + dc)
+            target = (r + dr, c + dc)
             if not (0 <= target[0] < n and 0 <= target[1] < n):
                 outcome, target = "outside", position
-            elif (
-                0 <= position[0] < n and 0 <= position[1] < n and sides[position[0] * n + position[1]] & BIT[direction]
-            ):
+                changed = False
+            elif 0 <= r < n and 0 <= c < n and sides[r * n + c] & BIT[direction]:
                 outcome = "moved"
+                changed = True
             else:
                 outcome = "wall"
                 if walls_block:
                     target = position
-        changed = outcome in ("moved", "wall") and target != position
-        backtrack = changed and len(stack) >= 2 and target == stack[-2]
-        revisit = changed and target in visited
+                changed = target != position
+        if changed:
+            backtrack = len(stack) >= 2 and target == stack[-2]
+            revisit = target in visited
+            if backtrack:
+                stack.pop()
+            elif target != stack[-1]:
+                stack.append(target)
+        else:
+            backtrack = revisit = False
+        loop = revisit and not backtrack
         if backtrack:
-            stack.pop()
-        elif changed and target != stack[-1]:
-            stack.append(target)
-        moves.append(
-            Move(
-                index,
-                line.number,
-                position,
-                direction,
-                target,
-                outcome,
-                teleport,
-                backtrack,
-                revisit and not backtrack,
-                revisit,
-                confidence,
-                outcome == "moved",
-                outcome == "wall" or outcome == "outside",
-            )
-        )
-        if outcome == "moved" and target in dead_end_cells and target not in dead_ends:
+            backtrack_moves += 1
+            if not after_backtrack:
+                backtracks += 1
+        if loop:
+            loop_moves += 1
+            if not after_loop:
+                loops += 1
+        after_backtrack, after_loop = backtrack, loop
+        revisits += revisit
+        legal = outcome == "moved"
+        hallucination = not legal and outcome != "jump"
+        if hallucination:
+            halls.append(index)
+        moves.append(new_move(Move, (index, number, position, direction, target, outcome, teleport, backtrack, loop,
+                                     revisit, confidence, legal, hallucination)))  # fmt: skip
+        if legal and target in dead_end_cells and target not in dead_ends:
             dead_ends.append(target)
         visited.add(target)
         position = target
         reached_exit = reached_exit or position == exit_cell
-    halls = [m.move for m in moves if m.hallucination]
-    backtracks = [m.backtrack for m in moves]
-    loops = [m.loop for m in moves]
     return Trajectory(
         moves=tuple(moves),
         source=source,
         teleports=teleports,
         hallucinations=len(halls),
         first_hallucination=halls[0] if halls else None,
-        backtracks=_episodes(backtracks),
-        backtrack_moves=backtracks.count(True),
-        loops=_episodes(loops),
-        loop_moves=loops.count(True),
-        revisits=sum(1 for m in moves if m.revisit),
+        backtracks=backtracks,
+        backtrack_moves=backtrack_moves,
+        loops=loops,
+        loop_moves=loop_moves,
+        revisits=revisits,
         dead_ends_reached=tuple(dead_ends),
         reached_exit=reached_exit,
     )
@@ -208,8 +207,9 @@ def check_final_path(maze: Maze, path: Sequence[Cell] | None, solution: Sequence
     sides = maze.open_sides
     unit = True
     walls = 0
+    name_of = NAME_OF_DELTA
     for a, b in itertools.pairwise(path):
-        name = direction_between(a, b)
+        name = name_of.get((b[0] - a[0], b[1] - a[1]))  # `direction_between`, inlined
         if name is None or not (0 <= a[0] < n and 0 <= a[1] < n and 0 <= b[0] < n and 0 <= b[1] < n):
             unit = False
         elif not sides[a[0] * n + a[1]] & BIT[name]:
