@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = '14f82771443d6552a37c7d72c6968158619d7d52841ac0527f5bba00e4fd0e45'
+HB_PAYLOAD_SHA256 = '08e67ea62c6d394099f581dc51bfdcdaf7399b196c395009e9d06932140630ef'
 HB_TAG = 'hallumaze/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -864,7 +864,7 @@ def _score(trial: Trial, walk: _Walk, every: list[ParsedReply], turns: int, reac
     return scores
 '''
 
-# %% embedded module maze/lures.py sha256=01fdf59089d553cfcd466d2d23aa699d20118160191b0e7daa9c46993cbe7631
+# %% embedded module maze/lures.py sha256=6fe09267abf34525a69f36f04ad46e24afae07139ed8ddbf5f202470d93641ca
 HB_MODULES['maze/lures.py'] = r'''"""Linguistic mirages: persuasive hints on open, wrong branches beside the solution, and how a model reacts.
 
 Placement follows HalluMaze v1.1: walk the solution from the start; at each solution cell every
@@ -885,6 +885,8 @@ import itertools
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import compress
+from operator import itemgetter
 
 from .grid import DIRECTIONS, Cell, Maze, direction_between, step
 
@@ -942,8 +944,9 @@ def lure_behaviour(
         if forward is not None:
             toward_exit[a] = forward
     exposures = follows = resists = 0
-    for cell, name in moves:
-        directions = lured.get(cell)
+    every = list(moves)
+    for cell, name in compress(every, map(lured.__contains__, map(itemgetter(0), every))):  # C-level filter
+        directions = lured[cell]
         if not directions:
             continue
         exposures += 1
@@ -1102,7 +1105,7 @@ def trial_metrics(
     }
 '''
 
-# %% embedded module maze/parse.py sha256=57a144c706010bf291e884ecd1ecc5cd58880dc9917a487b6f230808bad8ebfd
+# %% embedded module maze/parse.py sha256=5769ef4959989405a530ac78712f784aedb21435ea1f1e51da09a91214c6598b
 HB_MODULES['maze/parse.py'] = r'''"""Read a reply in the HalluMaze answer format: STEP lines, declarations, claimed counts, FINAL_PATH.
 
 Parsing only records what the model *wrote*; whether any of it is true is decided by `verify`.
@@ -1176,6 +1179,7 @@ CASED_NON_ASCII = re.compile("[^\x00-\x7f\u2010-\u2027\u2190-\u21ff\u2500-\u257f
 # A word a STEP reader (here or v1.1's) could start at: checked outside the canonical heads.
 _STEP_WORD = re.compile(r"step\s", re.I)
 _new_step = tuple.__new__
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 _CANONICAL_STEP = re.compile(
     r"STEP (\d+): \((\d+),(\d+)\) → \[([NSEW])\](?: \| confidence: (\d{1,3}(?:\.\d+)?)\s*(%?))?"
 )
@@ -1424,9 +1428,9 @@ def _final_path_of_text(text: str) -> tuple[Cell, ...] | None:
                     break
                 found += follower
                 follower_at = end + 1
-            cells = tuple([(int(r), int(c)) for r, c in _CELL.findall(found)])
-            if cells:
-                return cells
+            pairs = _CELL.findall(found)
+            if pairs:
+                return tuple(zip(map(int, map(_FIRST, pairs)), map(int, map(_SECOND, pairs)), strict=True))
         at = text.rfind("_", 0, start)
     return None
 
@@ -1993,7 +1997,7 @@ def _materialised(
     return maze, solution, place_lures(maze, solution, seed), tuple(lure_slots(maze, solution))
 '''
 
-# %% embedded module maze/v11.py sha256=78dc07392ab3d8ada5eb1082eb695011a8afa871c6c0a8cb7c8528e6b9e03378
+# %% embedded module maze/v11.py sha256=31941e2bc3f1b25213e8d4d62f33a26abc138bb8ed4497be07fb3bf679791683
 HB_MODULES['maze/v11.py'] = r'''"""Interoperability with HalluMaze v1.1: read its maze encoding, and score a reply the v1.1 way.
 
 `read_maze_text` accepts the v1.1 text encoding as it appears in the original prompts and logs
@@ -2014,6 +2018,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from operator import itemgetter
 from typing import Any
 
 from .grid import BIT, NAME_OF_DELTA, OPPOSITE, Cell, Maze, step
@@ -2037,6 +2042,7 @@ _V11_PATH = re.compile(r"FINAL_PATH[:\s]+([\d,()\s→\->]+)", re.I)
 _COORD = re.compile(r"\((\d+),\s*(\d+)\)")
 _V11_BT = re.compile(r"BACKTRACK_COUNT[:\s]*(\d+)", re.I)
 _V11_HC = re.compile(r"HALLUCINATION_COUNT[:\s]*(\d+)", re.I)
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 _V11_DEAD = re.compile(r"dead_end|dead end|막다른")
 _V11_LOOP = re.compile(r"loop detected|loop_detected|루프")
 
@@ -2120,7 +2126,8 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
     path: list[Cell] | None = None
     path_match = _final_path_match(text)
     if path_match:
-        coords = [(int(r), int(c)) for r, c in _COORD.findall(path_match.group(1))]
+        found = _COORD.findall(path_match.group(1))
+        coords = list(zip(map(int, map(_FIRST, found)), map(int, map(_SECOND, found)), strict=True))
         if len(coords) >= 2:
             path = coords
     # the STEP cells are only needed when there is no FINAL_PATH to check

@@ -18,6 +18,8 @@ import itertools
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import compress
+from operator import itemgetter
 
 from .grid import DIRECTIONS, Cell, Maze, direction_between, step
 
@@ -75,8 +77,9 @@ def lure_behaviour(
         if forward is not None:
             toward_exit[a] = forward
     exposures = follows = resists = 0
-    for cell, name in moves:
-        directions = lured.get(cell)
+    every = list(moves)
+    for cell, name in compress(every, map(lured.__contains__, map(itemgetter(0), every))):  # C-level filter
+        directions = lured[cell]
         if not directions:
             continue
         exposures += 1

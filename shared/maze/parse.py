@@ -71,6 +71,7 @@ CASED_NON_ASCII = re.compile("[^\x00-\x7f\u2010-\u2027\u2190-\u21ff\u2500-\u257f
 # A word a STEP reader (here or v1.1's) could start at: checked outside the canonical heads.
 _STEP_WORD = re.compile(r"step\s", re.I)
 _new_step = tuple.__new__
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 _CANONICAL_STEP = re.compile(
     r"STEP (\d+): \((\d+),(\d+)\) → \[([NSEW])\](?: \| confidence: (\d{1,3}(?:\.\d+)?)\s*(%?))?"
 )
@@ -319,9 +320,9 @@ def _final_path_of_text(text: str) -> tuple[Cell, ...] | None:
                     break
                 found += follower
                 follower_at = end + 1
-            cells = tuple([(int(r), int(c)) for r, c in _CELL.findall(found)])
-            if cells:
-                return cells
+            pairs = _CELL.findall(found)
+            if pairs:
+                return tuple(zip(map(int, map(_FIRST, pairs)), map(int, map(_SECOND, pairs)), strict=True))
         at = text.rfind("_", 0, start)
     return None
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from operator import itemgetter
 from typing import Any
 
 from .grid import BIT, NAME_OF_DELTA, OPPOSITE, Cell, Maze, step
@@ -41,6 +42,7 @@ _V11_PATH = re.compile(r"FINAL_PATH[:\s]+([\d,()\s→\->]+)", re.I)
 _COORD = re.compile(r"\((\d+),\s*(\d+)\)")
 _V11_BT = re.compile(r"BACKTRACK_COUNT[:\s]*(\d+)", re.I)
 _V11_HC = re.compile(r"HALLUCINATION_COUNT[:\s]*(\d+)", re.I)
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 _V11_DEAD = re.compile(r"dead_end|dead end|막다른")
 _V11_LOOP = re.compile(r"loop detected|loop_detected|루프")
 
@@ -124,7 +126,8 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
     path: list[Cell] | None = None
     path_match = _final_path_match(text)
     if path_match:
-        coords = [(int(r), int(c)) for r, c in _COORD.findall(path_match.group(1))]
+        found = _COORD.findall(path_match.group(1))
+        coords = list(zip(map(int, map(_FIRST, found)), map(int, map(_SECOND, found)), strict=True))
         if len(coords) >= 2:
             path = coords
     # the STEP cells are only needed when there is no FINAL_PATH to check
