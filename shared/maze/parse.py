@@ -55,12 +55,16 @@ _PLAIN_STEP_LINE = re.compile(
     r"(?: \| (?i:(?!dead|loop|strategy)[^*`])*)?"
 )
 # The same lines read all at once: one multiline scan gives, per line, either the groups of a
-# `_PLAIN_STEP_LINE` line (its reason in group 6) or the whole line (group 7). Valid only where
+# `_PLAIN_STEP_LINE` line (its reason in group 6), or a DEAD_END line as the prompt shows it
+# (group 7, its cell in 8 and 9: it yields that one dead end and nothing else), or the whole
+# line (group 10). Valid only where
 # "\n" is the only line break `str.splitlines` knows: a canonical line holds no other, so
 # `_ODD_BREAK` needs to look only at the other lines.
 _EVERY_LINE = re.compile(
     r"^(?:STEP (\d+): \((\d+),(\d+)\) → \[([NSEW])\] \| confidence: (100|\d{1,2})%"
-    r"(?: \| ((?i:(?!dead|loop|strategy)[^*`\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*))?$|(.*))",
+    r"(?: \| ((?i:(?!dead|loop|strategy)[^*`\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*))?$"
+    r"|(DEAD_END at \((\d+),(\d+)\)(?i:(?!dead|loop|strategy|step)[^*`_\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*)$"
+    r"|(.*))",
     re.M,
 )
 _ODD_BREAK = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
@@ -235,13 +239,14 @@ def _claimed_counts(text: str) -> tuple[int | None, int | None]:
 class _Other:
     """What the lines outside the one-match format add up to (the tolerant, per-line reader)."""
 
-    __slots__ = ("dead_ends", "invalid", "loops", "steps", "strategy", "unreadable")
+    __slots__ = ("dead_end_lines", "dead_ends", "invalid", "loops", "steps", "strategy", "unreadable")
 
     def __init__(self) -> None:
         self.steps: list[StepLine] = []
         self.unreadable: list[int] = []
         self.invalid = 0
         self.dead_ends: list[Cell | None] = []
+        self.dead_end_lines: list[int] = []
         self.loops: list[Cell | None] = []
         self.strategy = 0
 
@@ -267,6 +272,7 @@ class _Other:
         if "dead" in lower:
             for m in _DEAD_END.finditer(line):
                 self.dead_ends.append((int(m.group(1)), int(m.group(2))) if m.group(1) is not None else None)
+                self.dead_end_lines.append(line_no)
         if "loop" in lower:
             for m in _LOOP.finditer(line):
                 self.loops.append((int(m.group(1)), int(m.group(2))) if m.group(1) is not None else None)
@@ -346,14 +352,31 @@ def _read_lines(text: str) -> tuple[list[StepLine], _Other, str] | None:
     """Steps, other lines and the text outside canonical heads, when "\\n" is the only line break."""
     found = _EVERY_LINE.findall(text)
     columns = list(zip(*found, strict=True))
-    wholes = columns[6]
+    wholes = columns[9]
     others = list(compress(zip(count(1), wholes), wholes))
-    rest = "\n".join([*(raw for _, raw in others), *filter(None, columns[5])]) + "\n"
+    dead_end_lines = columns[6]
+    rest = "\n".join([*(raw for _, raw in others), *filter(None, dead_end_lines), *filter(None, columns[5])]) + "\n"
     if _ODD_BREAK.search(rest) is not None:
         return None
     other = _Other()
     for line_no, raw in others:
         other.read(raw, line_no)
+    if any(dead_end_lines):
+        cells: list[Cell | None] = list(
+            zip(map(int, filter(None, columns[7])), map(int, filter(None, columns[8])), strict=True)
+        )
+        if other.dead_ends:  # both kinds of line: back into line order (one line, one source)
+            merged = sorted(
+                zip(
+                    [*compress(count(1), dead_end_lines), *other.dead_end_lines],
+                    [*cells, *other.dead_ends],
+                    strict=True,
+                ),
+                key=_FIRST,
+            )
+            other.dead_ends = list(map(_SECOND, merged))
+        else:
+            other.dead_ends = cells
     steps = _plain_steps(columns)
     if other.steps:
         steps = sorted(steps + other.steps, key=itemgetter(5))

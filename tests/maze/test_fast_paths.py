@@ -26,7 +26,7 @@ _NEVER = re.compile(r"(?!)")
 _ALWAYS = re.compile(r"")
 # `parse._EVERY_LINE`'s seven groups, with the canonical alternative switched off: every line
 # goes through the tolerant reader.
-_EVERY_LINE_OFF = re.compile(r"^(?:(?!)(x)(x)(x)(x)(x)(x)|(.*))", re.M)
+_EVERY_LINE_OFF = re.compile(r"^(?:(?!)(x)(x)(x)(x)(x)(x)(x)(x)(x)|(.*))", re.M)
 
 
 @contextmanager
@@ -78,7 +78,10 @@ _REPLY_LINES = st.sampled_from(
         "</think>", "ß ﬁnal_path: (0,0)", "ﬁnal_PATH: (0,0)→(1,0)", "CONFIDENCE_LOG ſtep 1: 50", "Kelvin K STEP",
         "STEP 3: (1,1) → [W] | confidence: 7% | ſtep", "확신도: 50%", "STEP 1: (0,0) → [E] | 확신도: 50%",
         "STEP 2: (0,1) → [S] | confidence: 60% | 막다른 길, 루프", "dead end at (2,2)", "loop detected", "step",
-        "STEP 6: (1,0) →", "[S] | confidence: 40%", "STEP 4: (1,0) → [N] | confidence: 0%", "STEP 1: (0,0) → [S] | ",
+        "STEP 6: (1,0) →", "[S] | confidence: 40%", "DEAD_END at (1,2) — dead end", "DEAD_END at (1,2)__x",
+        "DEAD_END at (0,0) — loop", "DEAD_END at (3,3) — step 2", "DEAD_END at (1, 2)", " DEAD_END at (2,1)",
+        "DEAD_END at (4,4) — 막다른", "DEAD_END at (0,1) — ſtrategy", "DEAD_END at (0,1)**", "DEAD_END at (2,0)  ",
+        "STEP 4: (1,0) → [N] | confidence: 0%", "STEP 1: (0,0) → [S] | ",
     ]
 )  # fmt: skip
 _BREAKS = st.sampled_from(["\n", "\n", "\n", "\r\n", "\r", "\u2028", "\x0c"])
