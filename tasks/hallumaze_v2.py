@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = 'b647f9533650e4933b12b8de420e567deeecc296298473d8a3c335bcf845ddba'
+HB_PAYLOAD_SHA256 = 'f0a2ae44df454008fff9c8a4982cf61a28212ad10a39e193c080ef9793661fd3'
 HB_TAG = 'hallumaze/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -1105,7 +1105,7 @@ def trial_metrics(
     }
 '''
 
-# %% embedded module maze/parse.py sha256=ed3e7e315d562250a1b93828c3527c7f9167441e02424e175bd247eb5d1f5ac8
+# %% embedded module maze/parse.py sha256=7f47b73243a0a03d0ad90c6946c1eb697d7d3b8f53495f4d0c5e01177bd83af6
 HB_MODULES['maze/parse.py'] = r'''"""Read a reply in the HalluMaze answer format: STEP lines, declarations, claimed counts, FINAL_PATH.
 
 Parsing only records what the model *wrote*; whether any of it is true is decided by `verify`.
@@ -1456,6 +1456,21 @@ def _confidence_log_at(text: str, caseless: bool) -> int:
     return -1
 
 
+def _confidence_log(line: str) -> dict[int, float]:
+    """CONFIDENCE_LOG entries: step number -> confidence in [0, 1]; values over 100 are left out."""
+    entries = _LOG_ENTRY.findall(line)
+    values = list(map(_SECOND, entries))
+    if not entries or "." in "".join(values) or max(map(float, values)) > 100:  # the general reading
+        log: dict[int, float] = {}
+        for number, value in entries:
+            v = float(value)
+            if v <= 100:
+                log[int(number)] = v if ("." in value and v <= 1.0) else v / 100.0
+        return log
+    # whole percentages, none over 100 (the answer format): the same values, column-wise
+    return dict(zip(map(int, map(_FIRST, entries)), map(truediv, map(float, values), repeat(100.0)), strict=True))
+
+
 def _read_lines(text: str) -> tuple[list[StepLine], _Other, str] | None:
     """Steps, other lines and the text outside canonical heads, when "\\n" is the only line break."""
     found = _EVERY_LINE.findall(text)
@@ -1523,11 +1538,7 @@ def parse_reply(text: str) -> ParsedReply:
     log: dict[int, float] = {}
     log_at = _confidence_log_at(text, caseless)
     if log_at >= 0:
-        log_line = text[log_at:].split("\n", 1)[0]
-        for number, value in _LOG_ENTRY.findall(log_line):
-            v = float(value)
-            if v <= 100:
-                log[int(number)] = v if ("." in value and v <= 1.0) else v / 100.0
+        log = _confidence_log(text[log_at:].split("\n", 1)[0])
     backtrack_count, hallucination_count = _claimed_counts(text)
     return ParsedReply(
         steps=tuple(steps),

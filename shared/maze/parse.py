@@ -348,6 +348,21 @@ def _confidence_log_at(text: str, caseless: bool) -> int:
     return -1
 
 
+def _confidence_log(line: str) -> dict[int, float]:
+    """CONFIDENCE_LOG entries: step number -> confidence in [0, 1]; values over 100 are left out."""
+    entries = _LOG_ENTRY.findall(line)
+    values = list(map(_SECOND, entries))
+    if not entries or "." in "".join(values) or max(map(float, values)) > 100:  # the general reading
+        log: dict[int, float] = {}
+        for number, value in entries:
+            v = float(value)
+            if v <= 100:
+                log[int(number)] = v if ("." in value and v <= 1.0) else v / 100.0
+        return log
+    # whole percentages, none over 100 (the answer format): the same values, column-wise
+    return dict(zip(map(int, map(_FIRST, entries)), map(truediv, map(float, values), repeat(100.0)), strict=True))
+
+
 def _read_lines(text: str) -> tuple[list[StepLine], _Other, str] | None:
     """Steps, other lines and the text outside canonical heads, when "\\n" is the only line break."""
     found = _EVERY_LINE.findall(text)
@@ -415,11 +430,7 @@ def parse_reply(text: str) -> ParsedReply:
     log: dict[int, float] = {}
     log_at = _confidence_log_at(text, caseless)
     if log_at >= 0:
-        log_line = text[log_at:].split("\n", 1)[0]
-        for number, value in _LOG_ENTRY.findall(log_line):
-            v = float(value)
-            if v <= 100:
-                log[int(number)] = v if ("." in value and v <= 1.0) else v / 100.0
+        log = _confidence_log(text[log_at:].split("\n", 1)[0])
     backtrack_count, hallucination_count = _claimed_counts(text)
     return ParsedReply(
         steps=tuple(steps),

@@ -73,7 +73,9 @@ _REPLY_LINES = st.sampled_from(
         "STEP 2: (0,1) → [S] | confidence: 85% | **bold**", "Step 7: (2,2) -> east (80%)", "STEP 8: (2,2)",
         "DEAD_END at (1,2) — backtracking", "LOOP_DETECTED at (0,0)", "STRATEGY_CHANGE", "", "   ",
         "BACKTRACK_COUNT: 2", "HALLUCINATION_COUNT: 1", "CONFIDENCE_LOG: step1:90, step2:80",
-        "confidence_log: step3=50",
+        "confidence_log: step3=50", "CONFIDENCE_LOG: step1:100, step2:0, step1:7",
+        "CONFIDENCE_LOG: step1:0.5, step2:90",
+        "CONFIDENCE_LOG: step1:100, step2:101, step3:40", "CONFIDENCE_LOG: STEP 4 = 30%, step5:1.0",
         "FINAL_PATH: (0,0)→(0,1)", "final_path:", "(1,1)→(2,2)", "FINAL_PATH: none", "<think>STEP 1: (0,0) → [E]",
         "</think>", "ß ﬁnal_path: (0,0)", "ﬁnal_PATH: (0,0)→(1,0)", "CONFIDENCE_LOG ſtep 1: 50", "Kelvin K STEP",
         "STEP 3: (1,1) → [W] | confidence: 7% | ſtep", "확신도: 50%", "STEP 1: (0,0) → [E] | 확신도: 50%",
@@ -105,6 +107,25 @@ def test_v11_score_from_the_parsed_reply_equals_its_own_scan(pairs: list[tuple[s
     maze = load_trial(make_case(5, 0)).maze
     text = "".join(line + brk for line, brk in pairs)
     assert v11.score_v11(maze, text, parse.parse_reply(text)) == v11.score_v11(maze, text)
+
+
+def _log_by_entry(line: str) -> dict[int, float]:
+    """CONFIDENCE_LOG read entry by entry, the general reading the column-wise one must equal."""
+    log: dict[int, float] = {}
+    for number, value in parse._LOG_ENTRY.findall(line):
+        v = float(value)
+        if v <= 100:
+            log[int(number)] = v if ("." in value and v <= 1.0) else v / 100.0
+    return log
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["step", "STEP ", "3", "12", "100", "101", "0", "0.5", "1.0", "85.5", ":", "=", "%",
+                                 ", ", " "]), max_size=30).map("".join))  # fmt: skip
+def test_confidence_log_columns_equal_the_entry_by_entry_reading(line: str) -> None:
+    text = "CONFIDENCE_LOG: " + line
+    assert parse._confidence_log(text) == _log_by_entry(text)
+    assert list(parse._confidence_log(text).items()) == list(_log_by_entry(text).items())
 
 
 def test_known_caseless_characters_are_caseless() -> None:
