@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = 'f0a2ae44df454008fff9c8a4982cf61a28212ad10a39e193c080ef9793661fd3'
+HB_PAYLOAD_SHA256 = 'ac60ea677af20ea778496216bfafb10b3e0834745749cb6d66a9468c3a35547e'
 HB_TAG = 'hallumaze/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -686,7 +686,7 @@ class Maze:
         return sum(bin(mask & (BIT["S"] | BIT["E"])).count("1") for mask in self.open_sides)
 '''
 
-# %% embedded module maze/interactive.py sha256=f81686e88fe63f5b67cafc6e563ac8cf75c35a4cac9ae22bb368d8e4cb5db88b
+# %% embedded module maze/interactive.py sha256=f5276ff0ea36992c0a0a8d9098b5edcb6b4aa99a5a05842d166f418c108e47d9
 HB_MODULES['maze/interactive.py'] = r'''"""Ariadne's Thread as a real intervention: the model walks the maze in turns, in one conversation.
 
 Each turn the model writes up to `moves_per_turn` STEP lines; the environment executes them
@@ -711,11 +711,13 @@ from typing import Any
 from ..conversation import Conversation
 from .compact import cells_text
 from .encode import maze_text
-from .grid import Cell, step
+from .grid import BIT, DELTA, Cell
 from .parse import ParsedReply, StepLine, parse_reply
 from .prompt import PLACEBO, closing_request, interactive_prompt, loop_hint, move_report, turn_feedback
 from .score import score_parsed
 from .trial import Trial
+
+_new_step = tuple.__new__  # a StepLine without the generated __new__'s frame
 
 
 def first_prompt(trial: Trial) -> str:
@@ -737,7 +739,7 @@ class _Walk:
         self.trial = trial
         self.position: Cell = trial.maze.start
         self.visited: set[Cell] = {self.position}
-        self.crossings: dict[frozenset[Cell], int] = {}
+        self.crossings: dict[tuple[Cell, Cell], int] = {}
         self.executed: list[StepLine] = []
         self.misplaced = 0
         self.unreadable = 0
@@ -747,28 +749,33 @@ class _Walk:
     def move(self, line: StepLine, log: dict[int, float]) -> tuple[str, tuple[Cell, Cell] | None]:
         """Execute one declared move; returns the outcome and the passage if it closed a loop."""
         maze = self.trial.maze
-        if line.cell != self.position:
+        number, cell, direction, _, confidence, _ = line
+        if cell != self.position:
             self.misplaced += 1
-        if line.direction is None:
+        if direction is None:
             self.unreadable += 1
             return "unreadable", None
-        origin = self.position
-        confidence = line.confidence if line.confidence is not None else log.get(line.number)
-        self.executed.append(StepLine(len(self.executed) + 1, origin, line.direction, None, confidence, 0))
-        target = step(origin, line.direction)
-        if not maze.in_bounds(target):
+        origin = self.position  # always inside the grid: only open moves change it
+        if confidence is None:
+            confidence = log.get(number)
+        self.executed.append(_new_step(StepLine, (len(self.executed) + 1, origin, direction, None, confidence, 0)))
+        n = maze.size
+        dr, dc = DELTA[direction]
+        target = (origin[0] + dr, origin[1] + dc)
+        if not (0 <= target[0] < n and 0 <= target[1] < n):  # `maze.in_bounds`, inlined
             return "outside", None
-        if not maze.is_open(origin, line.direction):
+        if not maze.open_sides[origin[0] * n + origin[1]] & BIT[direction]:  # `maze.is_open`, inlined
             return "wall", None
         self.position = target
-        edge = frozenset((origin, target))
-        self.crossings[edge] = self.crossings.get(edge, 0) + 1
+        edge = (origin, target) if origin < target else (target, origin)  # the passage, either way round
+        crossed = self.crossings.get(edge, 0) + 1
+        self.crossings[edge] = crossed
         if target not in self.visited:
             self.visited.add(target)
             for event in self.events:
                 if event["steps_to_new_cell"] is None:
                     event["steps_to_new_cell"] = len(self.executed) - event["move_index"]
-        return "moved", ((origin, target) if self.crossings[edge] == 3 else None)
+        return "moved", ((origin, target) if crossed == 3 else None)
 
 
 def play_interactive(trial: Trial, conv: Conversation) -> dict[str, Any]:

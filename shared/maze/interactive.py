@@ -22,11 +22,13 @@ from typing import Any
 from ..conversation import Conversation
 from .compact import cells_text
 from .encode import maze_text
-from .grid import Cell, step
+from .grid import BIT, DELTA, Cell
 from .parse import ParsedReply, StepLine, parse_reply
 from .prompt import PLACEBO, closing_request, interactive_prompt, loop_hint, move_report, turn_feedback
 from .score import score_parsed
 from .trial import Trial
+
+_new_step = tuple.__new__  # a StepLine without the generated __new__'s frame
 
 
 def first_prompt(trial: Trial) -> str:
@@ -48,7 +50,7 @@ class _Walk:
         self.trial = trial
         self.position: Cell = trial.maze.start
         self.visited: set[Cell] = {self.position}
-        self.crossings: dict[frozenset[Cell], int] = {}
+        self.crossings: dict[tuple[Cell, Cell], int] = {}
         self.executed: list[StepLine] = []
         self.misplaced = 0
         self.unreadable = 0
@@ -58,28 +60,33 @@ class _Walk:
     def move(self, line: StepLine, log: dict[int, float]) -> tuple[str, tuple[Cell, Cell] | None]:
         """Execute one declared move; returns the outcome and the passage if it closed a loop."""
         maze = self.trial.maze
-        if line.cell != self.position:
+        number, cell, direction, _, confidence, _ = line
+        if cell != self.position:
             self.misplaced += 1
-        if line.direction is None:
+        if direction is None:
             self.unreadable += 1
             return "unreadable", None
-        origin = self.position
-        confidence = line.confidence if line.confidence is not None else log.get(line.number)
-        self.executed.append(StepLine(len(self.executed) + 1, origin, line.direction, None, confidence, 0))
-        target = step(origin, line.direction)
-        if not maze.in_bounds(target):
+        origin = self.position  # always inside the grid: only open moves change it
+        if confidence is None:
+            confidence = log.get(number)
+        self.executed.append(_new_step(StepLine, (len(self.executed) + 1, origin, direction, None, confidence, 0)))
+        n = maze.size
+        dr, dc = DELTA[direction]
+        target = (origin[0] + dr, origin[1] + dc)
+        if not (0 <= target[0] < n and 0 <= target[1] < n):  # `maze.in_bounds`, inlined
             return "outside", None
-        if not maze.is_open(origin, line.direction):
+        if not maze.open_sides[origin[0] * n + origin[1]] & BIT[direction]:  # `maze.is_open`, inlined
             return "wall", None
         self.position = target
-        edge = frozenset((origin, target))
-        self.crossings[edge] = self.crossings.get(edge, 0) + 1
+        edge = (origin, target) if origin < target else (target, origin)  # the passage, either way round
+        crossed = self.crossings.get(edge, 0) + 1
+        self.crossings[edge] = crossed
         if target not in self.visited:
             self.visited.add(target)
             for event in self.events:
                 if event["steps_to_new_cell"] is None:
                     event["steps_to_new_cell"] = len(self.executed) - event["move_index"]
-        return "moved", ((origin, target) if self.crossings[edge] == 3 else None)
+        return "moved", ((origin, target) if crossed == 3 else None)
 
 
 def play_interactive(trial: Trial, conv: Conversation) -> dict[str, Any]:
