@@ -11,14 +11,15 @@ recorded as unreadable (a format failure), never guessed; a missing confidence s
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import compress, count, repeat
 from operator import itemgetter, truediv
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from .grid import Cell, direction_between
 
+_T = TypeVar("_T")
 _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
 _STEP = re.compile(r"(?:\d+[.)]\s*)?step\s*#?\s*(\d+)\s*[:.)\]]?", re.I)
 _CELL = re.compile(r"\(\s*(\d+)\s*,\s*(\d+)\s*\)")
@@ -55,13 +56,13 @@ _PLAIN_STEP_LINE = re.compile(
     r"(?: \| (?i:(?!dead|loop|strategy)[^*`])*)?"
 )
 # The same lines read all at once: one multiline scan gives, per line, either the groups of a
-# `_PLAIN_STEP_LINE` line (its reason in group 6), or a DEAD_END line as the prompt shows it
-# (group 7, its cell in 8 and 9: it yields that one dead end and nothing else), or the whole
-# line (group 10). Valid only where
+# `_PLAIN_STEP_LINE` line (its cell as "r,c" in group 2, its reason in group 5), or a DEAD_END
+# line as the prompt shows it (group 6, its cell in 7 and 8: it yields that one dead end and
+# nothing else), or the whole line (group 9). Valid only where
 # "\n" is the only line break `str.splitlines` knows: a canonical line holds no other, so
 # `_ODD_BREAK` needs to look only at the other lines.
 _EVERY_LINE = re.compile(
-    r"^(?:STEP (\d+): \((\d+),(\d+)\) → \[([NSEW])\] \| confidence: (100|\d{1,2})%"
+    r"^(?:STEP (\d+): \((\d+,\d+)\) → \[([NSEW])\] \| confidence: (100|\d{1,2})%"
     r"(?: \| ((?i:(?!dead|loop|strategy)[^*`\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*))?$"
     r"|(DEAD_END at \((\d+),(\d+)\)(?i:(?!dead|loop|strategy|step)[^*`_\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*)$"
     r"|(.*))",
@@ -280,20 +281,39 @@ class _Other:
             self.strategy += len(_STRATEGY.findall(line))
 
 
+class _Table(dict[str, _T]):
+    """A lookup table of small tokens ("3,4" -> (3, 4), "85" -> 0.85) that computes, without storing, what it lacks."""
+
+    def __init__(self, convert: Callable[[str], _T], keys: Iterable[str]) -> None:
+        super().__init__((key, convert(key)) for key in keys)
+        self._convert = convert
+
+    def __missing__(self, key: str) -> _T:
+        return self._convert(key)
+
+
+def _cell_of(token: str) -> Cell:
+    r, c = token.split(",")
+    return (int(r), int(c))
+
+
+_CELL_OF = _Table(_cell_of, (f"{r},{c}" for r in range(64) for c in range(64)))
+_PERCENT_OF = _Table(lambda token: int(token) / 100.0, [*map(str, range(101)), *(f"0{d}" for d in range(10))])
+
+
 def _plain_steps(columns: list[tuple[str, ...]]) -> list[StepLine]:
     """The StepLines of the `_PLAIN_STEP_LINE` lines, from the columns of `_EVERY_LINE` matches."""
-    numbers, rows, cols, names, confidences = columns[:5]
-    cells = zip(map(int, filter(None, rows)), map(int, filter(None, cols)), strict=True)
+    numbers, cells, names, confidences = columns[:4]
     return list(
         map(
             _new_step,
             repeat(StepLine),
             zip(
                 map(int, filter(None, numbers)),
-                cells,
+                map(_CELL_OF.__getitem__, filter(None, cells)),
                 filter(None, names),
                 repeat(None),
-                map(truediv, map(int, filter(None, confidences)), repeat(100.0)),
+                map(_PERCENT_OF.__getitem__, filter(None, confidences)),
                 compress(count(1), numbers),
             ),
         )
@@ -367,10 +387,10 @@ def _read_lines(text: str) -> tuple[list[StepLine], _Other, str] | None:
     """Steps, other lines and the text outside canonical heads, when "\\n" is the only line break."""
     found = _EVERY_LINE.findall(text)
     columns = list(zip(*found, strict=True))
-    wholes = columns[9]
+    wholes = columns[8]
     others = list(compress(zip(count(1), wholes), wholes))
-    dead_end_lines = columns[6]
-    rest = "\n".join([*(raw for _, raw in others), *filter(None, dead_end_lines), *filter(None, columns[5])]) + "\n"
+    dead_end_lines = columns[5]
+    rest = "\n".join([*(raw for _, raw in others), *filter(None, dead_end_lines), *filter(None, columns[4])]) + "\n"
     if _ODD_BREAK.search(rest) is not None:
         return None
     other = _Other()
@@ -378,7 +398,7 @@ def _read_lines(text: str) -> tuple[list[StepLine], _Other, str] | None:
         other.read(raw, line_no)
     if any(dead_end_lines):
         cells: list[Cell | None] = list(
-            zip(map(int, filter(None, columns[7])), map(int, filter(None, columns[8])), strict=True)
+            zip(map(int, filter(None, columns[6])), map(int, filter(None, columns[7])), strict=True)
         )
         if other.dead_ends:  # both kinds of line: back into line order (one line, one source)
             merged = sorted(
