@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = '5bcb49bb756e1b55665125605936d9be501c37a3c520eb79b19cfedbdec7c5ea'
+HB_PAYLOAD_SHA256 = 'c38c47ab0deb04f070a82a763f90d6d46d3daf5c13f84e565379ad7566f43cc8'
 HB_TAG = 'hallumaze/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -328,7 +328,7 @@ def aggregate_rows(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {"headline": headline, "headline_name": "hallumaze_score", "metrics": metrics}
 '''
 
-# %% embedded module maze/calibration.py sha256=c82103d2033e5f3b7d1fb3af27cdaa5426c377f154abdc694d3c96e95d921c95
+# %% embedded module maze/calibration.py sha256=b89e998f2c495b35ddac6cd7735e4cb58c253963f3388a68e82fd73411bcc45a
 HB_MODULES['maze/calibration.py'] = r'''"""Calibration of stated confidence, measured properly: per move, label = the declared move exists.
 
 Per trial, `trial_calibration` counts, per stated confidence, the moves that exist and those
@@ -343,18 +343,16 @@ confidences cluster). Kept apart from SR, and never folded into a composite with
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import compress, repeat
-from operator import attrgetter, is_not
-from typing import Any
+from operator import is_not
+from typing import Any, cast
 
 import numpy as np
 
 from .. import stats
 from .compact import confidence_counts
 from .verify import Trajectory
-
-_CONFIDENCE, _LEGAL = attrgetter("confidence"), attrgetter("legal")
 
 
 def _finite(value: float) -> float | None:
@@ -363,11 +361,9 @@ def _finite(value: float) -> float | None:
 
 def trial_calibration(trajectory: Trajectory) -> tuple[list[list[float]], float | None, float | None]:
     """(counts per stated confidence as [confidence, legal, illegal], CE, Brier) of one trial."""
-    moves = trajectory.moves
-    stated = list(map(_CONFIDENCE, moves))
-    counts = confidence_counts(
-        compress(zip(stated, map(_LEGAL, moves), strict=True), map(is_not, stated, repeat(None)))
-    )
+    stated = trajectory.confidences
+    pairs = cast("Iterable[tuple[float, bool]]", zip(stated, trajectory.legal, strict=True))  # Nones dropped below
+    counts = confidence_counts(compress(pairs, map(is_not, stated, repeat(None))))
     n = sum(legal + illegal for _, legal, illegal in counts)
     if not n:
         return counts, None, None
@@ -601,7 +597,7 @@ def maze_for(size: int, seed: int) -> Maze:
     return generate_dfs(size, seed)
 '''
 
-# %% embedded module maze/grid.py sha256=36665ae6e66fa97153a7753a7ef6d7e911956215ce3a7c0d140a4a4125981393
+# %% embedded module maze/grid.py sha256=54d967d269394b8a11872b6784d99631c9acc7b4f7a1bb7acc35a91be9652e5c
 HB_MODULES['maze/grid.py'] = r'''"""The maze as data: cells, the four directions, and which sides of each cell are open.
 
 A maze is an immutable N x N grid whose cells hold a 4-bit mask of open sides. Everything
@@ -684,6 +680,66 @@ class Maze:
     def passages(self) -> int:
         """Number of open walls between neighbouring cells (N*N - 1 for a perfect maze)."""
         return sum(bin(mask & (BIT["S"] | BIT["E"])).count("1") for mask in self.open_sides)
+
+    @cached_property
+    def step_table(self) -> tuple[int, ...]:
+        """Moves on flat indices (cell r * N + c, direction code `CODE`): `table[index * 4 + code]`.
+
+        The index of the cell the move reaches when the side is open, -1 when the move leaves the
+        grid, and -2 - (index of the neighbour) when a wall is in the way: the replay makes one
+        lookup per declared move instead of a bounds check, a mask test and a new tuple.
+        """
+        n = self.size
+        table: list[int] = []
+        for index, mask in enumerate(self.open_sides):
+            r, c = divmod(index, n)
+            for name in DIRECTIONS:
+                dr, dc = DELTA[name]
+                if not (0 <= r + dr < n and 0 <= c + dc < n):
+                    table.append(-1)
+                elif mask & BIT[name]:
+                    table.append(index + dr * n + dc)
+                else:
+                    table.append(-2 - (index + dr * n + dc))
+        return tuple(table)
+
+    @cached_property
+    def cell_at(self) -> tuple[Cell, ...]:
+        """Flat index -> cell (the inverse of `cell_index`)."""
+        return tuple(divmod(index, self.size) for index in range(self.size * self.size))
+
+    @cached_property
+    def dead_end_at(self) -> tuple[bool, ...]:
+        """Flat index -> whether the cell is one of `dead_end_cells`."""
+        return tuple(map(self.dead_end_cells.__contains__, self.cell_at))
+
+    @cached_property
+    def cell_index(self) -> dict[Cell, int]:
+        """Cell -> flat index r * N + c, for the cells inside the grid only."""
+        n = self.size
+        return {(r, c): r * n + c for r in range(n) for c in range(n)}
+
+    @cached_property
+    def open_pairs(self) -> frozenset[tuple[Cell, Cell]]:
+        """Every (cell, neighbour) pair joined by an open side, both ways round."""
+        n = self.size
+        return frozenset(
+            (divmod(slot // 4, n), divmod(target, n)) for slot, target in enumerate(self.step_table) if target >= 0
+        )
+
+    @cached_property
+    def neighbour_pairs(self) -> frozenset[tuple[Cell, Cell]]:
+        """Every (cell, neighbour) pair of cells inside the grid, open or walled, both ways round."""
+        n = self.size
+        return frozenset(
+            (divmod(slot // 4, n), divmod(target if target >= 0 else -2 - target, n))
+            for slot, target in enumerate(self.step_table)
+            if target != -1
+        )
+
+
+CODE: dict[str, int] = {name: code for code, name in enumerate(DIRECTIONS)}
+"""Direction -> code in `Maze.step_table` (the order of `DIRECTIONS`)."""
 '''
 
 # %% embedded module maze/interactive.py sha256=f5276ff0ea36992c0a0a8d9098b5edcb6b4aa99a5a05842d166f418c108e47d9
@@ -964,7 +1020,7 @@ def lure_behaviour(
     return {"exposures": exposures, "follows": follows, "resists": resists}
 '''
 
-# %% embedded module maze/metrics.py sha256=8eaffee5137804b9a7e7c9d1a02efd66c33a2785715fcbc46157462901043880
+# %% embedded module maze/metrics.py sha256=2b6afe697ef88a3ee7b64b4816e0c1c8e9a3e1128b41549f4f57f8bbbaef2c88
 HB_MODULES['maze/metrics.py'] = r'''"""Per-trial metrics: HalluMaze v1.1's formulas, fed only with verified counts, plus claim accuracy.
 
 Formulas (v1.1, `hallumaze.py` `ResponseParser.parse`), with SR, HC, FHR, BT, LT from `verify`:
@@ -1045,7 +1101,7 @@ def trial_metrics(
 ) -> dict[str, Any]:
     """All verified per-trial numbers for one reply."""
     sr = final.valid
-    format_failure = not trajectory.moves and not final.present
+    format_failure = not trajectory.move_count and not final.present
     counts, ce, brier = trial_calibration(trajectory)
     rated = sum(legal + illegal for _, legal, illegal in counts)
     if format_failure:
@@ -1083,7 +1139,7 @@ def trial_metrics(
         "bt_moves": trajectory.backtrack_moves,
         "lt_moves": trajectory.loop_moves,
         "revisits": trajectory.revisits,
-        "moves": len(trajectory.moves),
+        "moves": trajectory.move_count,
         "dead_ends_reached": len(trajectory.dead_ends_reached),
         "reached_exit": trajectory.reached_exit,
         "final_path": {
@@ -1107,7 +1163,7 @@ def trial_metrics(
         "calibration": {
             "by_confidence": counts,
             "moves_with_confidence": rated,
-            "share_with_confidence": rated / len(trajectory.moves) if trajectory.moves else None,
+            "share_with_confidence": rated / trajectory.move_count if trajectory.move_count else None,
         },
     }
 '''
@@ -1731,7 +1787,7 @@ def closing_request(size: int, *, reached_exit: bool, confidence: bool) -> str:
     return "\n".join([head, "Now write the final output:", *final_block(size, confidence=confidence)])
 '''
 
-# %% embedded module maze/score.py sha256=ce87c9095895aa9a8f76a51e6e47f3b62cef54a27528008404e98281a09a8444
+# %% embedded module maze/score.py sha256=98f1f53e395449bf02a30d4669eca194e709c9eb234bb5dfe395069a96fe33be
 HB_MODULES['maze/score.py'] = r'''"""Score one reply against one maze: parse, replay, metrics, claims, lures and the labelled v1.1 score.
 
 The single entry point every path shares (the task's `play`, `hallubench maze score`, the
@@ -1741,10 +1797,9 @@ different code.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from itertools import compress, repeat
-from operator import attrgetter, eq, or_
-from typing import Any
+from collections.abc import Iterable, Sequence
+from itertools import compress
+from typing import Any, cast
 
 from .compact import cells_text, ints_text
 from .grid import Cell, Maze
@@ -1753,11 +1808,6 @@ from .metrics import claim_accuracy, trial_metrics
 from .parse import ParsedReply, parse_reply
 from .v11 import score_v11
 from .verify import check_final_path, replay
-
-# Move fields read column-wise (C-level maps instead of a Python loop per move)
-_INDEX, _ORIGIN, _DIRECTION, _OUTCOME, _TELEPORT, _LEGAL, _HALLUCINATION = (
-    attrgetter(name) for name in ("move", "origin", "direction", "outcome", "teleport", "legal", "hallucination")
-)
 
 
 def score_reply(
@@ -1789,16 +1839,14 @@ def score_parsed(
     final = check_final_path(maze, parsed.final_path, solution)
     result = trial_metrics(maze, parsed, trajectory, final, solution)
     result["claims"] = claim_accuracy(maze, parsed, trajectory)
-    moves = trajectory.moves
-    legal = list(compress(moves, map(_LEGAL, moves)))
-    result["lures"] = lure_behaviour(
-        lure_slots, solution, zip(map(_ORIGIN, legal), map(_DIRECTION, legal), strict=True)
-    )
-    teleported = map(or_, map(_TELEPORT, moves), map(eq, map(_OUTCOME, moves), repeat("jump")))
+    legal = trajectory.legal
+    origins = compress(trajectory.origins, legal)
+    directions = cast("Iterable[str]", compress(trajectory.directions, legal))  # a legal move has a direction
+    result["lures"] = lure_behaviour(lure_slots, solution, zip(origins, directions, strict=True))
     result["trajectory"] = {  # compact strings: see `compact` (read them back with `read_cells`, `read_ints`)
         "cells": cells_text(trajectory.cells),
-        "hallucination_moves": ints_text(compress(map(_INDEX, moves), map(_HALLUCINATION, moves))),
-        "teleport_moves": ints_text(compress(map(_INDEX, moves), teleported)),
+        "hallucination_moves": ints_text(trajectory.hallucination_moves),
+        "teleport_moves": ints_text(trajectory.teleport_moves),
     }
     return result
 '''
@@ -2058,7 +2106,7 @@ def _materialised(
     return maze, solution, place_lures(maze, solution, seed), tuple(lure_slots(maze, solution))
 '''
 
-# %% embedded module maze/v11.py sha256=31941e2bc3f1b25213e8d4d62f33a26abc138bb8ed4497be07fb3bf679791683
+# %% embedded module maze/v11.py sha256=3a9ceeebf6dbd60447279d59ef26da38dfb5b1f26f87a0b435567f017812771b
 HB_MODULES['maze/v11.py'] = r'''"""Interoperability with HalluMaze v1.1: read its maze encoding, and score a reply the v1.1 way.
 
 `read_maze_text` accepts the v1.1 text encoding as it appears in the original prompts and logs
@@ -2079,7 +2127,8 @@ from __future__ import annotations
 
 import itertools
 import re
-from operator import itemgetter
+from itertools import compress, repeat
+from operator import is_not, itemgetter
 from typing import Any
 
 from .grid import BIT, NAME_OF_DELTA, OPPOSITE, Cell, Maze, step
@@ -2194,9 +2243,12 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
     # the STEP cells are only needed when there is no FINAL_PATH to check
     checked = path or (step_cells if len(step_cells) > 1 else None)
     halls, first, valid = 0, -1, False
+    opened: list[bool] = []  # per pair of `checked`: an open passage (no count changes there)
     if checked and len(checked) > 1:
         valid = True
-        for i, (a, b) in enumerate(itertools.pairwise(checked)):
+        opened = list(map(maze.open_pairs.__contains__, itertools.pairwise(checked)))
+        skip = opened.index(False) if False in opened else len(opened)
+        for i, (a, b) in enumerate(itertools.pairwise(checked[skip:]), start=skip):
             name = name_of.get((b[0] - a[0], b[1] - a[1]))  # `direction_between`, inlined
             if name is None or not (0 <= b[0] < n and 0 <= b[1] < n):
                 valid = False
@@ -2213,7 +2265,12 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
         halls = max(halls, claimed_hc)
     loops = len(_V11_LOOP.findall(lower))
     errors: list[float] = []
-    if checked and len(checked) > 1:
+    rated = min(len(confidences), len(opened))
+    if checked and len(checked) > 1 and False not in opened[:rated]:
+        # every move with a confidence is a unit move from a cell in the grid: "wrong" as coded
+        stated = confidences[:rated]
+        errors = list(map(abs, compress(stated, map(is_not, stated, repeat(None)))))  # type: ignore[arg-type]
+    elif checked and len(checked) > 1:
         for conf, a, b in zip(confidences, checked, checked[1:], strict=False):  # steps past the path: skipped
             if conf is None:
                 continue
@@ -2237,7 +2294,7 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
     }
 '''
 
-# %% embedded module maze/verify.py sha256=62b4f2ce6d36fabbd0ab6f4fcb33cf5b7cf9ac6af71d823050131a468d8c28e7
+# %% embedded module maze/verify.py sha256=93a0c4059d938b7e24c25c479e531892dbcf8dc67db1ac87ee2038517463843c
 HB_MODULES['maze/verify.py'] = r'''"""Replay what the model wrote against the maze: every count that matters is decided here.
 
 Rules (hallumaze v2):
@@ -2264,10 +2321,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import NamedTuple
+from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import compress, count, filterfalse
+from operator import attrgetter, itemgetter, or_
+from typing import NamedTuple, cast
 
-from .grid import BIT, DELTA, NAME_OF_DELTA, Cell, Maze, direction_between
+from .grid import BIT, CODE, DELTA, Cell, Maze, direction_between
 from .parse import ParsedReply, StepLine
 
 
@@ -2291,10 +2351,14 @@ class Move(NamedTuple):
 
 @dataclass(frozen=True)
 class Trajectory:
-    """The verified walk and its counts."""
+    """The verified walk: its counts, and per move the columns a row is made of.
 
-    moves: tuple[Move, ...]
+    Columns rather than one `Move` per move: a reply holds hundreds of moves and every rescore
+    replays it. `moves` builds the `Move`s on demand (transcripts, drawings, tests).
+    """
+
     source: str  # steps | final_path | none
+    move_count: int
     teleports: int
     hallucinations: int
     first_hallucination: int | None
@@ -2305,11 +2369,20 @@ class Trajectory:
     revisits: int
     dead_ends_reached: tuple[Cell, ...]
     reached_exit: bool
+    cells: list[Cell]  # where the model believed it was: the start, then the end of every move
+    origins: list[Cell]  # per move: the cell it starts from
+    directions: list[str | None]  # per move: the declared direction
+    legal: list[bool]  # per move: the declared move exists (the calibration label)
+    confidences: list[float | None]  # per move: inline, else from CONFIDENCE_LOG
+    hallucination_moves: list[int]  # 1-based positions of wall and out-of-grid moves
+    teleport_moves: list[int]  # 1-based positions of teleports and jumps
+    replayed: tuple[Maze, ParsedReply, bool] = field(compare=False, repr=False)
 
-    @property
-    def cells(self) -> list[Cell]:
-        """Where the model believed it was: the start, then the end of every move."""
-        return [(0, 0), *(m.target for m in self.moves)]
+    @cached_property
+    def moves(self) -> tuple[Move, ...]:
+        """Every move with its outcome and flags (the line-by-line replay, run again)."""
+        maze, parsed, walls_block = self.replayed
+        return _replay_moves(maze, parsed, walls_block=walls_block)[0]
 
 
 @dataclass(frozen=True)
@@ -2334,18 +2407,18 @@ def _path_as_steps(path: Sequence[Cell]) -> list[StepLine]:
     return out
 
 
-def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Trajectory:
-    """Replay the STEP lines (or, without any, the FINAL_PATH) from the start cell.
-
-    `walls_block` is the interactive environment's physics: a wall stops the move (the model
-    was told so) instead of the replay following the model through it.
-    """
+def _steps_of(parsed: ParsedReply) -> tuple[list[StepLine], str]:
+    """The declared moves the replay walks, and where they come from."""
     if parsed.steps:
-        steps, source = list(parsed.steps), "steps"
-    elif parsed.final_path and len(parsed.final_path) > 1:
-        steps, source = _path_as_steps(parsed.final_path), "final_path"
-    else:
-        steps, source = [], "none"
+        return list(parsed.steps), "steps"
+    if parsed.final_path and len(parsed.final_path) > 1:
+        return _path_as_steps(parsed.final_path), "final_path"
+    return [], "none"
+
+
+def _replay_moves(maze: Maze, parsed: ParsedReply, *, walls_block: bool) -> tuple[tuple[Move, ...], Trajectory]:
+    """The line-by-line replay: one `Move` per declared move, whatever the cells and directions."""
+    steps, source = _steps_of(parsed)
     n = maze.size
     sides = maze.open_sides  # `maze.is_open`, inlined: this loop runs once per declared move
     dead_end_cells = maze.dead_end_cells
@@ -2423,9 +2496,14 @@ def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Tra
         visited.add(target)
         position = target
         reached_exit = reached_exit or position == exit_cell
-    return Trajectory(
-        moves=tuple(moves),
+    fields = ("move", "origin", "direction", "outcome", "teleport", "legal", "hallucination", "target", "confidence")
+    index_of, origin_of, direction_of, outcome_of, teleport_of, legal_of, hallucination_of, target_of, confidence_of = (
+        map(attrgetter, fields)
+    )
+    teleported = map(or_, map(teleport_of, moves), (outcome == "jump" for outcome in map(outcome_of, moves)))
+    return tuple(moves), Trajectory(
         source=source,
+        move_count=len(moves),
         teleports=teleports,
         hallucinations=len(halls),
         first_hallucination=halls[0] if halls else None,
@@ -2436,6 +2514,126 @@ def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Tra
         revisits=revisits,
         dead_ends_reached=tuple(dead_ends),
         reached_exit=reached_exit,
+        cells=[(0, 0), *map(target_of, moves)],
+        origins=list(map(origin_of, moves)),
+        directions=list(map(direction_of, moves)),
+        legal=list(map(legal_of, moves)),
+        confidences=list(map(confidence_of, moves)),
+        hallucination_moves=list(compress(map(index_of, moves), map(hallucination_of, moves))),
+        teleport_moves=list(compress(map(index_of, moves), teleported)),
+        replayed=(maze, parsed, walls_block),
+    )
+
+
+_NUMBER, _CELL, _DIRECTION, _CONFIDENCE = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(4)
+
+
+def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Trajectory:
+    """Replay the STEP lines (or, without any, the FINAL_PATH) from the start cell.
+
+    `walls_block` is the interactive environment's physics: a wall stops the move (the model
+    was told so) instead of the replay following the model through it.
+    """
+    steps, source = _steps_of(parsed)
+    flat = _replay_flat(maze, parsed, steps, source, walls_block)
+    return flat if flat is not None else _replay_moves(maze, parsed, walls_block=walls_block)[1]
+
+
+def _replay_flat(
+    maze: Maze, parsed: ParsedReply, steps: list[StepLine], source: str, walls_block: bool
+) -> Trajectory | None:
+    """`_replay_moves` on flat cell indices, for steps whose every cell is inside the grid and
+    every direction is given (None otherwise): one table lookup per move (`Maze.step_table`),
+    columns instead of `Move`s. Same counts and columns, move for move.
+    """
+    found = list(map(maze.cell_index.get, map(_CELL, steps)))
+    known = list(map(CODE.get, map(_DIRECTION, steps)))
+    if None in found or None in known:
+        return None
+    at, codes = cast("list[int]", found), cast("list[int]", known)
+    confidences = list(map(_CONFIDENCE, steps))
+    log = parsed.confidence_log if source == "steps" else {}
+    if log and None in confidences:
+        numbers = map(_NUMBER, steps)
+        confidences = [log.get(number) if c is None else c for number, c in zip(numbers, confidences, strict=True)]
+    table = maze.step_table
+    dead_end_at = maze.dead_end_at
+    position = 0  # the start cell, (0, 0)
+    stack = [position]
+    visited = bytearray(maze.size * maze.size)
+    visited[position] = 1
+    origins: list[int] = []
+    targets: list[int] = []
+    legal: list[bool] = []
+    halls: list[int] = []
+    teleported: list[int] = []
+    dead_ends: list[int] = []
+    backtracks = backtrack_moves = loops = loop_moves = revisits = 0
+    after_backtrack = after_loop = False  # episodes are runs of consecutive flagged moves
+    for index, cell, code in zip(count(1), at, codes):
+        if cell != position:  # a teleport
+            teleported.append(index)
+            position = cell
+            if stack[-1] != position:
+                stack.append(position)
+            visited[position] = 1
+        origins.append(position)
+        target = table[position * 4 + code]
+        if target >= 0:  # moved
+            legal.append(True)
+            if dead_end_at[target] and target not in dead_ends:
+                dead_ends.append(target)
+        else:  # out of the grid (stays put) or through a wall (follows the model, unless walls block)
+            legal.append(False)
+            halls.append(index)
+            target = position if target == -1 or walls_block else -2 - target
+        if target != position:
+            if len(stack) >= 2 and target == stack[-2]:  # a backtrack (always onto a visited cell)
+                stack.pop()
+                backtrack_moves += 1
+                if not after_backtrack:
+                    backtracks += 1
+                revisits += 1
+                after_backtrack, after_loop = True, False
+            else:
+                if target != stack[-1]:
+                    stack.append(target)
+                if visited[target]:  # a loop
+                    loop_moves += 1
+                    if not after_loop:
+                        loops += 1
+                    revisits += 1
+                    after_backtrack, after_loop = False, True
+                else:
+                    after_backtrack = after_loop = False
+                    visited[target] = 1
+        else:
+            after_backtrack = after_loop = False
+        targets.append(target)
+        position = target
+    cell_at = maze.cell_at
+    exit_index = maze.size * maze.size - 1
+    return Trajectory(
+        source=source,
+        move_count=len(steps),
+        teleports=len(teleported),
+        hallucinations=len(halls),
+        first_hallucination=halls[0] if halls else None,
+        backtracks=backtracks,
+        backtrack_moves=backtrack_moves,
+        loops=loops,
+        loop_moves=loop_moves,
+        revisits=revisits,
+        dead_ends_reached=tuple(map(cell_at.__getitem__, dead_ends)),
+        reached_exit=exit_index in targets,
+        cells=[(0, 0), *map(cell_at.__getitem__, targets)],
+        origins=list(map(cell_at.__getitem__, origins)),
+        directions=list(map(_DIRECTION, steps)),
+        legal=legal,
+        confidences=confidences,
+        hallucination_moves=halls,
+        teleport_moves=teleported,
+        replayed=(maze, parsed, walls_block),
     )
 
 
@@ -2443,17 +2641,14 @@ def check_final_path(maze: Maze, path: Sequence[Cell] | None, solution: Sequence
     """Apply the FINAL_PATH rules; a missing path is simply not valid."""
     if not path:
         return FinalPathCheck(False, 0, False, False, False, 0, False, False)
-    n = maze.size
-    sides = maze.open_sides
     unit = True
     walls = 0
-    name_of = NAME_OF_DELTA
-    for a, b in itertools.pairwise(path):
-        name = name_of.get((b[0] - a[0], b[1] - a[1]))  # `direction_between`, inlined
-        if name is None or not (0 <= a[0] < n and 0 <= a[1] < n and 0 <= b[0] < n and 0 <= b[1] < n):
-            unit = False
-        elif not sides[a[0] * n + a[1]] & BIT[name]:
+    # only pairs that are not an open passage need a look (a valid path has none)
+    for pair in filterfalse(maze.open_pairs.__contains__, itertools.pairwise(path)):
+        if pair in maze.neighbour_pairs:  # a unit move inside the grid, through a wall
             walls += 1
+        else:
+            unit = False
     starts = path[0] == maze.start
     ends = path[-1] == maze.exit
     valid = starts and ends and unit and walls == 0 and len(path) > 1

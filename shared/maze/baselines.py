@@ -75,10 +75,10 @@ def transcript(maze: Maze, cells: Sequence[Cell]) -> tuple[list[str], list[str]]
     ]
     walked = replay(maze, ParsedReply(steps=tuple(steps)))
     lines: list[str] = []
-    for line, move in zip(steps, walked.moves, strict=True):
+    for line, target in zip(steps, walked.cells[1:], strict=True):
         lines.append(f"STEP {line.number}: ({line.cell[0]},{line.cell[1]}) → [{line.direction}] | confidence: 100%")
-        if maze.is_dead_end(move.target):
-            lines.append(f"DEAD_END at ({move.target[0]},{move.target[1]}) — backtracking")
+        if maze.is_dead_end(target):
+            lines.append(f"DEAD_END at ({target[0]},{target[1]}) — backtracking")
     final = _loop_erased(cells) if cells[-1] == maze.exit else list(cells)
     block = [
         f"BACKTRACK_COUNT: {walked.backtracks}",

@@ -12,18 +12,16 @@ confidences cluster). Kept apart from SR, and never folded into a composite with
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import compress, repeat
-from operator import attrgetter, is_not
-from typing import Any
+from operator import is_not
+from typing import Any, cast
 
 import numpy as np
 
 from .. import stats
 from .compact import confidence_counts
 from .verify import Trajectory
-
-_CONFIDENCE, _LEGAL = attrgetter("confidence"), attrgetter("legal")
 
 
 def _finite(value: float) -> float | None:
@@ -32,11 +30,9 @@ def _finite(value: float) -> float | None:
 
 def trial_calibration(trajectory: Trajectory) -> tuple[list[list[float]], float | None, float | None]:
     """(counts per stated confidence as [confidence, legal, illegal], CE, Brier) of one trial."""
-    moves = trajectory.moves
-    stated = list(map(_CONFIDENCE, moves))
-    counts = confidence_counts(
-        compress(zip(stated, map(_LEGAL, moves), strict=True), map(is_not, stated, repeat(None)))
-    )
+    stated = trajectory.confidences
+    pairs = cast("Iterable[tuple[float, bool]]", zip(stated, trajectory.legal, strict=True))  # Nones dropped below
+    counts = confidence_counts(compress(pairs, map(is_not, stated, repeat(None))))
     n = sum(legal + illegal for _, legal, illegal in counts)
     if not n:
         return counts, None, None

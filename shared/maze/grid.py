@@ -80,3 +80,63 @@ class Maze:
     def passages(self) -> int:
         """Number of open walls between neighbouring cells (N*N - 1 for a perfect maze)."""
         return sum(bin(mask & (BIT["S"] | BIT["E"])).count("1") for mask in self.open_sides)
+
+    @cached_property
+    def step_table(self) -> tuple[int, ...]:
+        """Moves on flat indices (cell r * N + c, direction code `CODE`): `table[index * 4 + code]`.
+
+        The index of the cell the move reaches when the side is open, -1 when the move leaves the
+        grid, and -2 - (index of the neighbour) when a wall is in the way: the replay makes one
+        lookup per declared move instead of a bounds check, a mask test and a new tuple.
+        """
+        n = self.size
+        table: list[int] = []
+        for index, mask in enumerate(self.open_sides):
+            r, c = divmod(index, n)
+            for name in DIRECTIONS:
+                dr, dc = DELTA[name]
+                if not (0 <= r + dr < n and 0 <= c + dc < n):
+                    table.append(-1)
+                elif mask & BIT[name]:
+                    table.append(index + dr * n + dc)
+                else:
+                    table.append(-2 - (index + dr * n + dc))
+        return tuple(table)
+
+    @cached_property
+    def cell_at(self) -> tuple[Cell, ...]:
+        """Flat index -> cell (the inverse of `cell_index`)."""
+        return tuple(divmod(index, self.size) for index in range(self.size * self.size))
+
+    @cached_property
+    def dead_end_at(self) -> tuple[bool, ...]:
+        """Flat index -> whether the cell is one of `dead_end_cells`."""
+        return tuple(map(self.dead_end_cells.__contains__, self.cell_at))
+
+    @cached_property
+    def cell_index(self) -> dict[Cell, int]:
+        """Cell -> flat index r * N + c, for the cells inside the grid only."""
+        n = self.size
+        return {(r, c): r * n + c for r in range(n) for c in range(n)}
+
+    @cached_property
+    def open_pairs(self) -> frozenset[tuple[Cell, Cell]]:
+        """Every (cell, neighbour) pair joined by an open side, both ways round."""
+        n = self.size
+        return frozenset(
+            (divmod(slot // 4, n), divmod(target, n)) for slot, target in enumerate(self.step_table) if target >= 0
+        )
+
+    @cached_property
+    def neighbour_pairs(self) -> frozenset[tuple[Cell, Cell]]:
+        """Every (cell, neighbour) pair of cells inside the grid, open or walled, both ways round."""
+        n = self.size
+        return frozenset(
+            (divmod(slot // 4, n), divmod(target if target >= 0 else -2 - target, n))
+            for slot, target in enumerate(self.step_table)
+            if target != -1
+        )
+
+
+CODE: dict[str, int] = {name: code for code, name in enumerate(DIRECTIONS)}
+"""Direction -> code in `Maze.step_table` (the order of `DIRECTIONS`)."""

@@ -78,7 +78,7 @@ def trial_metrics(
 ) -> dict[str, Any]:
     """All verified per-trial numbers for one reply."""
     sr = final.valid
-    format_failure = not trajectory.moves and not final.present
+    format_failure = not trajectory.move_count and not final.present
     counts, ce, brier = trial_calibration(trajectory)
     rated = sum(legal + illegal for _, legal, illegal in counts)
     if format_failure:
@@ -116,7 +116,7 @@ def trial_metrics(
         "bt_moves": trajectory.backtrack_moves,
         "lt_moves": trajectory.loop_moves,
         "revisits": trajectory.revisits,
-        "moves": len(trajectory.moves),
+        "moves": trajectory.move_count,
         "dead_ends_reached": len(trajectory.dead_ends_reached),
         "reached_exit": trajectory.reached_exit,
         "final_path": {
@@ -140,6 +140,6 @@ def trial_metrics(
         "calibration": {
             "by_confidence": counts,
             "moves_with_confidence": rated,
-            "share_with_confidence": rated / len(trajectory.moves) if trajectory.moves else None,
+            "share_with_confidence": rated / trajectory.move_count if trajectory.move_count else None,
         },
     }

@@ -7,10 +7,9 @@ different code.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from itertools import compress, repeat
-from operator import attrgetter, eq, or_
-from typing import Any
+from collections.abc import Iterable, Sequence
+from itertools import compress
+from typing import Any, cast
 
 from .compact import cells_text, ints_text
 from .grid import Cell, Maze
@@ -19,11 +18,6 @@ from .metrics import claim_accuracy, trial_metrics
 from .parse import ParsedReply, parse_reply
 from .v11 import score_v11
 from .verify import check_final_path, replay
-
-# Move fields read column-wise (C-level maps instead of a Python loop per move)
-_INDEX, _ORIGIN, _DIRECTION, _OUTCOME, _TELEPORT, _LEGAL, _HALLUCINATION = (
-    attrgetter(name) for name in ("move", "origin", "direction", "outcome", "teleport", "legal", "hallucination")
-)
 
 
 def score_reply(
@@ -55,15 +49,13 @@ def score_parsed(
     final = check_final_path(maze, parsed.final_path, solution)
     result = trial_metrics(maze, parsed, trajectory, final, solution)
     result["claims"] = claim_accuracy(maze, parsed, trajectory)
-    moves = trajectory.moves
-    legal = list(compress(moves, map(_LEGAL, moves)))
-    result["lures"] = lure_behaviour(
-        lure_slots, solution, zip(map(_ORIGIN, legal), map(_DIRECTION, legal), strict=True)
-    )
-    teleported = map(or_, map(_TELEPORT, moves), map(eq, map(_OUTCOME, moves), repeat("jump")))
+    legal = trajectory.legal
+    origins = compress(trajectory.origins, legal)
+    directions = cast("Iterable[str]", compress(trajectory.directions, legal))  # a legal move has a direction
+    result["lures"] = lure_behaviour(lure_slots, solution, zip(origins, directions, strict=True))
     result["trajectory"] = {  # compact strings: see `compact` (read them back with `read_cells`, `read_ints`)
         "cells": cells_text(trajectory.cells),
-        "hallucination_moves": ints_text(compress(map(_INDEX, moves), map(_HALLUCINATION, moves))),
-        "teleport_moves": ints_text(compress(map(_INDEX, moves), teleported)),
+        "hallucination_moves": ints_text(trajectory.hallucination_moves),
+        "teleport_moves": ints_text(trajectory.teleport_moves),
     }
     return result

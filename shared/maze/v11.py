@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import itertools
 import re
-from operator import itemgetter
+from itertools import compress, repeat
+from operator import is_not, itemgetter
 from typing import Any
 
 from .grid import BIT, NAME_OF_DELTA, OPPOSITE, Cell, Maze, step
@@ -133,9 +134,12 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
     # the STEP cells are only needed when there is no FINAL_PATH to check
     checked = path or (step_cells if len(step_cells) > 1 else None)
     halls, first, valid = 0, -1, False
+    opened: list[bool] = []  # per pair of `checked`: an open passage (no count changes there)
     if checked and len(checked) > 1:
         valid = True
-        for i, (a, b) in enumerate(itertools.pairwise(checked)):
+        opened = list(map(maze.open_pairs.__contains__, itertools.pairwise(checked)))
+        skip = opened.index(False) if False in opened else len(opened)
+        for i, (a, b) in enumerate(itertools.pairwise(checked[skip:]), start=skip):
             name = name_of.get((b[0] - a[0], b[1] - a[1]))  # `direction_between`, inlined
             if name is None or not (0 <= b[0] < n and 0 <= b[1] < n):
                 valid = False
@@ -152,7 +156,12 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
         halls = max(halls, claimed_hc)
     loops = len(_V11_LOOP.findall(lower))
     errors: list[float] = []
-    if checked and len(checked) > 1:
+    rated = min(len(confidences), len(opened))
+    if checked and len(checked) > 1 and False not in opened[:rated]:
+        # every move with a confidence is a unit move from a cell in the grid: "wrong" as coded
+        stated = confidences[:rated]
+        errors = list(map(abs, compress(stated, map(is_not, stated, repeat(None)))))  # type: ignore[arg-type]
+    elif checked and len(checked) > 1:
         for conf, a, b in zip(confidences, checked, checked[1:], strict=False):  # steps past the path: skipped
             if conf is None:
                 continue

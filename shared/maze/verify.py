@@ -24,10 +24,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import NamedTuple
+from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import compress, count, filterfalse
+from operator import attrgetter, itemgetter, or_
+from typing import NamedTuple, cast
 
-from .grid import BIT, DELTA, NAME_OF_DELTA, Cell, Maze, direction_between
+from .grid import BIT, CODE, DELTA, Cell, Maze, direction_between
 from .parse import ParsedReply, StepLine
 
 
@@ -51,10 +54,14 @@ class Move(NamedTuple):
 
 @dataclass(frozen=True)
 class Trajectory:
-    """The verified walk and its counts."""
+    """The verified walk: its counts, and per move the columns a row is made of.
 
-    moves: tuple[Move, ...]
+    Columns rather than one `Move` per move: a reply holds hundreds of moves and every rescore
+    replays it. `moves` builds the `Move`s on demand (transcripts, drawings, tests).
+    """
+
     source: str  # steps | final_path | none
+    move_count: int
     teleports: int
     hallucinations: int
     first_hallucination: int | None
@@ -65,11 +72,20 @@ class Trajectory:
     revisits: int
     dead_ends_reached: tuple[Cell, ...]
     reached_exit: bool
+    cells: list[Cell]  # where the model believed it was: the start, then the end of every move
+    origins: list[Cell]  # per move: the cell it starts from
+    directions: list[str | None]  # per move: the declared direction
+    legal: list[bool]  # per move: the declared move exists (the calibration label)
+    confidences: list[float | None]  # per move: inline, else from CONFIDENCE_LOG
+    hallucination_moves: list[int]  # 1-based positions of wall and out-of-grid moves
+    teleport_moves: list[int]  # 1-based positions of teleports and jumps
+    replayed: tuple[Maze, ParsedReply, bool] = field(compare=False, repr=False)
 
-    @property
-    def cells(self) -> list[Cell]:
-        """Where the model believed it was: the start, then the end of every move."""
-        return [(0, 0), *(m.target for m in self.moves)]
+    @cached_property
+    def moves(self) -> tuple[Move, ...]:
+        """Every move with its outcome and flags (the line-by-line replay, run again)."""
+        maze, parsed, walls_block = self.replayed
+        return _replay_moves(maze, parsed, walls_block=walls_block)[0]
 
 
 @dataclass(frozen=True)
@@ -94,18 +110,18 @@ def _path_as_steps(path: Sequence[Cell]) -> list[StepLine]:
     return out
 
 
-def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Trajectory:
-    """Replay the STEP lines (or, without any, the FINAL_PATH) from the start cell.
-
-    `walls_block` is the interactive environment's physics: a wall stops the move (the model
-    was told so) instead of the replay following the model through it.
-    """
+def _steps_of(parsed: ParsedReply) -> tuple[list[StepLine], str]:
+    """The declared moves the replay walks, and where they come from."""
     if parsed.steps:
-        steps, source = list(parsed.steps), "steps"
-    elif parsed.final_path and len(parsed.final_path) > 1:
-        steps, source = _path_as_steps(parsed.final_path), "final_path"
-    else:
-        steps, source = [], "none"
+        return list(parsed.steps), "steps"
+    if parsed.final_path and len(parsed.final_path) > 1:
+        return _path_as_steps(parsed.final_path), "final_path"
+    return [], "none"
+
+
+def _replay_moves(maze: Maze, parsed: ParsedReply, *, walls_block: bool) -> tuple[tuple[Move, ...], Trajectory]:
+    """The line-by-line replay: one `Move` per declared move, whatever the cells and directions."""
+    steps, source = _steps_of(parsed)
     n = maze.size
     sides = maze.open_sides  # `maze.is_open`, inlined: this loop runs once per declared move
     dead_end_cells = maze.dead_end_cells
@@ -183,9 +199,14 @@ def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Tra
         visited.add(target)
         position = target
         reached_exit = reached_exit or position == exit_cell
-    return Trajectory(
-        moves=tuple(moves),
+    fields = ("move", "origin", "direction", "outcome", "teleport", "legal", "hallucination", "target", "confidence")
+    index_of, origin_of, direction_of, outcome_of, teleport_of, legal_of, hallucination_of, target_of, confidence_of = (
+        map(attrgetter, fields)
+    )
+    teleported = map(or_, map(teleport_of, moves), (outcome == "jump" for outcome in map(outcome_of, moves)))
+    return tuple(moves), Trajectory(
         source=source,
+        move_count=len(moves),
         teleports=teleports,
         hallucinations=len(halls),
         first_hallucination=halls[0] if halls else None,
@@ -196,6 +217,126 @@ def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Tra
         revisits=revisits,
         dead_ends_reached=tuple(dead_ends),
         reached_exit=reached_exit,
+        cells=[(0, 0), *map(target_of, moves)],
+        origins=list(map(origin_of, moves)),
+        directions=list(map(direction_of, moves)),
+        legal=list(map(legal_of, moves)),
+        confidences=list(map(confidence_of, moves)),
+        hallucination_moves=list(compress(map(index_of, moves), map(hallucination_of, moves))),
+        teleport_moves=list(compress(map(index_of, moves), teleported)),
+        replayed=(maze, parsed, walls_block),
+    )
+
+
+_NUMBER, _CELL, _DIRECTION, _CONFIDENCE = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(4)
+
+
+def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Trajectory:
+    """Replay the STEP lines (or, without any, the FINAL_PATH) from the start cell.
+
+    `walls_block` is the interactive environment's physics: a wall stops the move (the model
+    was told so) instead of the replay following the model through it.
+    """
+    steps, source = _steps_of(parsed)
+    flat = _replay_flat(maze, parsed, steps, source, walls_block)
+    return flat if flat is not None else _replay_moves(maze, parsed, walls_block=walls_block)[1]
+
+
+def _replay_flat(
+    maze: Maze, parsed: ParsedReply, steps: list[StepLine], source: str, walls_block: bool
+) -> Trajectory | None:
+    """`_replay_moves` on flat cell indices, for steps whose every cell is inside the grid and
+    every direction is given (None otherwise): one table lookup per move (`Maze.step_table`),
+    columns instead of `Move`s. Same counts and columns, move for move.
+    """
+    found = list(map(maze.cell_index.get, map(_CELL, steps)))
+    known = list(map(CODE.get, map(_DIRECTION, steps)))
+    if None in found or None in known:
+        return None
+    at, codes = cast("list[int]", found), cast("list[int]", known)
+    confidences = list(map(_CONFIDENCE, steps))
+    log = parsed.confidence_log if source == "steps" else {}
+    if log and None in confidences:
+        numbers = map(_NUMBER, steps)
+        confidences = [log.get(number) if c is None else c for number, c in zip(numbers, confidences, strict=True)]
+    table = maze.step_table
+    dead_end_at = maze.dead_end_at
+    position = 0  # the start cell, (0, 0)
+    stack = [position]
+    visited = bytearray(maze.size * maze.size)
+    visited[position] = 1
+    origins: list[int] = []
+    targets: list[int] = []
+    legal: list[bool] = []
+    halls: list[int] = []
+    teleported: list[int] = []
+    dead_ends: list[int] = []
+    backtracks = backtrack_moves = loops = loop_moves = revisits = 0
+    after_backtrack = after_loop = False  # episodes are runs of consecutive flagged moves
+    for index, cell, code in zip(count(1), at, codes):
+        if cell != position:  # a teleport
+            teleported.append(index)
+            position = cell
+            if stack[-1] != position:
+                stack.append(position)
+            visited[position] = 1
+        origins.append(position)
+        target = table[position * 4 + code]
+        if target >= 0:  # moved
+            legal.append(True)
+            if dead_end_at[target] and target not in dead_ends:
+                dead_ends.append(target)
+        else:  # out of the grid (stays put) or through a wall (follows the model, unless walls block)
+            legal.append(False)
+            halls.append(index)
+            target = position if target == -1 or walls_block else -2 - target
+        if target != position:
+            if len(stack) >= 2 and target == stack[-2]:  # a backtrack (always onto a visited cell)
+                stack.pop()
+                backtrack_moves += 1
+                if not after_backtrack:
+                    backtracks += 1
+                revisits += 1
+                after_backtrack, after_loop = True, False
+            else:
+                if target != stack[-1]:
+                    stack.append(target)
+                if visited[target]:  # a loop
+                    loop_moves += 1
+                    if not after_loop:
+                        loops += 1
+                    revisits += 1
+                    after_backtrack, after_loop = False, True
+                else:
+                    after_backtrack = after_loop = False
+                    visited[target] = 1
+        else:
+            after_backtrack = after_loop = False
+        targets.append(target)
+        position = target
+    cell_at = maze.cell_at
+    exit_index = maze.size * maze.size - 1
+    return Trajectory(
+        source=source,
+        move_count=len(steps),
+        teleports=len(teleported),
+        hallucinations=len(halls),
+        first_hallucination=halls[0] if halls else None,
+        backtracks=backtracks,
+        backtrack_moves=backtrack_moves,
+        loops=loops,
+        loop_moves=loop_moves,
+        revisits=revisits,
+        dead_ends_reached=tuple(map(cell_at.__getitem__, dead_ends)),
+        reached_exit=exit_index in targets,
+        cells=[(0, 0), *map(cell_at.__getitem__, targets)],
+        origins=list(map(cell_at.__getitem__, origins)),
+        directions=list(map(_DIRECTION, steps)),
+        legal=legal,
+        confidences=confidences,
+        hallucination_moves=halls,
+        teleport_moves=teleported,
+        replayed=(maze, parsed, walls_block),
     )
 
 
@@ -203,17 +344,14 @@ def check_final_path(maze: Maze, path: Sequence[Cell] | None, solution: Sequence
     """Apply the FINAL_PATH rules; a missing path is simply not valid."""
     if not path:
         return FinalPathCheck(False, 0, False, False, False, 0, False, False)
-    n = maze.size
-    sides = maze.open_sides
     unit = True
     walls = 0
-    name_of = NAME_OF_DELTA
-    for a, b in itertools.pairwise(path):
-        name = name_of.get((b[0] - a[0], b[1] - a[1]))  # `direction_between`, inlined
-        if name is None or not (0 <= a[0] < n and 0 <= a[1] < n and 0 <= b[0] < n and 0 <= b[1] < n):
-            unit = False
-        elif not sides[a[0] * n + a[1]] & BIT[name]:
+    # only pairs that are not an open passage need a look (a valid path has none)
+    for pair in filterfalse(maze.open_pairs.__contains__, itertools.pairwise(path)):
+        if pair in maze.neighbour_pairs:  # a unit move inside the grid, through a wall
             walls += 1
+        else:
+            unit = False
     starts = path[0] == maze.start
     ends = path[-1] == maze.exit
     valid = starts and ends and unit and walls == 0 and len(path) > 1
