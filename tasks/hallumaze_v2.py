@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = 'c38c47ab0deb04f070a82a763f90d6d46d3daf5c13f84e565379ad7566f43cc8'
+HB_PAYLOAD_SHA256 = 'eafacff74eede935e9d07555ce51b626d051882dcfcebdedf31437cf88d355e2'
 HB_TAG = 'hallumaze/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -1168,7 +1168,7 @@ def trial_metrics(
     }
 '''
 
-# %% embedded module maze/parse.py sha256=0181b68c8b5b991177ad092a5fedacbfdf81dea8d2acb9d9f42e4f97e23edbd8
+# %% embedded module maze/parse.py sha256=35ede38e0a79bb4549d631ba97442dbae5a3599f00db33d0fc3d8642050b88c7
 HB_MODULES['maze/parse.py'] = r'''"""Read a reply in the HalluMaze answer format: STEP lines, declarations, claimed counts, FINAL_PATH.
 
 Parsing only records what the model *wrote*; whether any of it is true is decided by `verify`.
@@ -1185,7 +1185,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import compress, count, repeat
-from operator import itemgetter, truediv
+from operator import itemgetter
 from typing import NamedTuple, TypeVar
 
 from .grid import Cell, direction_between
@@ -1491,6 +1491,24 @@ def _plain_steps(columns: list[tuple[str, ...]]) -> list[StepLine]:
     )
 
 
+_SPACE = re.compile(r"\s")
+_TIGHT_CELL = re.compile(r"\((\d+,\d+)\)")
+
+
+def tight_cells(text: str) -> list[Cell] | None:
+    """The cells `(r,c)` in a text with no whitespace from its first "(" on; None for any other text.
+
+    There every `\\s*` of a cell pattern matches the empty string, so one capture per cell and
+    a table lookup give the same cells as `_CELL` (or v1.1's coordinate pattern) with two int() calls.
+    """
+    at = text.find("(")
+    if at < 0:
+        return []
+    if _SPACE.search(text, at) is not None:
+        return None
+    return list(map(_CELL_OF.__getitem__, _TIGHT_CELL.findall(text, at)))
+
+
 def _final_path_of_text(text: str) -> tuple[Cell, ...] | None:
     """`_final_path(text.splitlines())` for a text whose only line break is "\\n".
 
@@ -1517,9 +1535,14 @@ def _final_path_of_text(text: str) -> tuple[Cell, ...] | None:
                     break
                 found += follower
                 follower_at = end + 1
-            pairs = _CELL.findall(found)
-            if pairs:
-                return tuple(zip(map(int, map(_FIRST, pairs)), map(int, map(_SECOND, pairs)), strict=True))
+            tight = tight_cells(found)
+            if tight is not None:
+                if tight:
+                    return tuple(tight)
+            else:
+                pairs = _CELL.findall(found)
+                if pairs:
+                    return tuple(zip(map(int, map(_FIRST, pairs)), map(int, map(_SECOND, pairs)), strict=True))
         at = text.rfind("_", 0, start)
     return None
 
@@ -1543,7 +1566,9 @@ def _confidence_log(line: str) -> dict[int, float]:
     """CONFIDENCE_LOG entries: step number -> confidence in [0, 1]; values over 100 are left out."""
     entries = _LOG_ENTRY.findall(line)
     values = list(map(_SECOND, entries))
-    if not entries or "." in "".join(values) or max(map(float, values)) > 100:  # the general reading
+    # at most three digits and no ".": over 100 only as a 3-digit string above "100"
+    longest = max(zip(map(len, values), values, strict=True), default=(0, ""))
+    if not entries or "." in "".join(values) or longest > (3, "100"):  # the general reading
         log: dict[int, float] = {}
         for number, value in entries:
             v = float(value)
@@ -1551,7 +1576,7 @@ def _confidence_log(line: str) -> dict[int, float]:
                 log[int(number)] = v if ("." in value and v <= 1.0) else v / 100.0
         return log
     # whole percentages, none over 100 (the answer format): the same values, column-wise
-    return dict(zip(map(int, map(_FIRST, entries)), map(truediv, map(float, values), repeat(100.0)), strict=True))
+    return dict(zip(map(int, map(_FIRST, entries)), map(_PERCENT_OF.__getitem__, values), strict=True))
 
 
 def _read_lines(text: str) -> tuple[list[StepLine], _Other, str] | None:
@@ -2106,7 +2131,7 @@ def _materialised(
     return maze, solution, place_lures(maze, solution, seed), tuple(lure_slots(maze, solution))
 '''
 
-# %% embedded module maze/v11.py sha256=3a9ceeebf6dbd60447279d59ef26da38dfb5b1f26f87a0b435567f017812771b
+# %% embedded module maze/v11.py sha256=3d40a6909195fbb320c6a442ef1632b90d92fdf0ec85aa9cb8144fa374952fd5
 HB_MODULES['maze/v11.py'] = r'''"""Interoperability with HalluMaze v1.1: read its maze encoding, and score a reply the v1.1 way.
 
 `read_maze_text` accepts the v1.1 text encoding as it appears in the original prompts and logs
@@ -2134,7 +2159,7 @@ from typing import Any
 from .grid import BIT, NAME_OF_DELTA, OPPOSITE, Cell, Maze, step
 from .lures import Lure
 from .metrics import v11_formulas
-from .parse import ParsedReply, anchored_matches
+from .parse import ParsedReply, anchored_matches, tight_cells
 
 V11_LABEL = "HalluMaze v1.1 scoring as coded (self-reports merged with max; CE as coded); for comparison only"
 
@@ -2236,8 +2261,10 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
     path: list[Cell] | None = None
     path_match = _final_path_match(text)
     if path_match:
-        found = _COORD.findall(path_match.group(1))
-        coords = list(zip(map(int, map(_FIRST, found)), map(int, map(_SECOND, found)), strict=True))
+        coords = tight_cells(path_match.group(1))
+        if coords is None:
+            found = _COORD.findall(path_match.group(1))
+            coords = list(zip(map(int, map(_FIRST, found)), map(int, map(_SECOND, found)), strict=True))
         if len(coords) >= 2:
             path = coords
     # the STEP cells are only needed when there is no FINAL_PATH to check
@@ -2294,7 +2321,7 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
     }
 '''
 
-# %% embedded module maze/verify.py sha256=93a0c4059d938b7e24c25c479e531892dbcf8dc67db1ac87ee2038517463843c
+# %% embedded module maze/verify.py sha256=29781de2d595bf347cc38ea2f70302b6a8264823323992dc3c7cc8ab1bcc2162
 HB_MODULES['maze/verify.py'] = r'''"""Replay what the model wrote against the maze: every count that matters is decided here.
 
 Rules (hallumaze v2):
@@ -2323,8 +2350,8 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import compress, count, filterfalse
-from operator import attrgetter, itemgetter, or_
+from itertools import compress, count, filterfalse, repeat
+from operator import add, attrgetter, itemgetter, mul, or_
 from typing import NamedTuple, cast
 
 from .grid import BIT, CODE, DELTA, Cell, Maze, direction_between
@@ -2558,59 +2585,67 @@ def _replay_flat(
         confidences = [log.get(number) if c is None else c for number, c in zip(numbers, confidences, strict=True)]
     table = maze.step_table
     dead_end_at = maze.dead_end_at
-    position = 0  # the start cell, (0, 0)
-    stack = [position]
-    visited = bytearray(maze.size * maze.size)
-    visited[position] = 1
-    origins: list[int] = []
-    targets: list[int] = []
-    legal: list[bool] = []
-    halls: list[int] = []
-    teleported: list[int] = []
-    dead_ends: list[int] = []
-    backtracks = backtrack_moves = loops = loop_moves = revisits = 0
-    after_backtrack = after_loop = False  # episodes are runs of consecutive flagged moves
-    for index, cell, code in zip(count(1), at, codes):
-        if cell != position:  # a teleport
-            teleported.append(index)
-            position = cell
-            if stack[-1] != position:
-                stack.append(position)
-            visited[position] = 1
-        origins.append(position)
-        target = table[position * 4 + code]
-        if target >= 0:  # moved
-            legal.append(True)
-            if dead_end_at[target] and target not in dead_ends:
-                dead_ends.append(target)
-        else:  # out of the grid (stays put) or through a wall (follows the model, unless walls block)
-            legal.append(False)
-            halls.append(index)
-            target = position if target == -1 or walls_block else -2 - target
-        if target != position:
-            if len(stack) >= 2 and target == stack[-2]:  # a backtrack (always onto a visited cell)
-                stack.pop()
-                backtrack_moves += 1
-                if not after_backtrack:
-                    backtracks += 1
-                revisits += 1
-                after_backtrack, after_loop = True, False
-            else:
-                if target != stack[-1]:
-                    stack.append(target)
-                if visited[target]:  # a loop
-                    loop_moves += 1
-                    if not after_loop:
-                        loops += 1
+    reached = list(map(table.__getitem__, map(add, map(mul, at, repeat(4)), codes)))  # where each move leads
+    origins: list[int]
+    targets: list[int]
+    legal: list[bool]
+    halls: list[int]
+    teleported: list[int]
+    dead_ends: list[int]
+    if at and at[0] == 0 and min(reached) >= 0 and at[1:] == reached[:-1]:
+        # a well-formed walk: every move legal, each from where the last one ended (no teleport)
+        origins, targets, legal, halls, teleported = at, reached, [True] * len(at), [], []
+        dead_ends = list(dict.fromkeys(compress(targets, map(dead_end_at.__getitem__, targets))))
+        backtracks, backtrack_moves, loops, loop_moves, revisits = _legal_walk_counts(targets, maze.size * maze.size)
+    else:
+        position = 0  # the start cell, (0, 0)
+        stack = [position]
+        visited = bytearray(maze.size * maze.size)
+        visited[position] = 1
+        origins, targets, legal, halls, teleported, dead_ends = [], [], [], [], [], []
+        backtracks = backtrack_moves = loops = loop_moves = revisits = 0
+        after_backtrack = after_loop = False  # episodes are runs of consecutive flagged moves
+        for index, cell, code in zip(count(1), at, codes):
+            if cell != position:  # a teleport
+                teleported.append(index)
+                position = cell
+                if stack[-1] != position:
+                    stack.append(position)
+                visited[position] = 1
+            origins.append(position)
+            target = table[position * 4 + code]
+            if target >= 0:  # moved
+                legal.append(True)
+                if dead_end_at[target] and target not in dead_ends:
+                    dead_ends.append(target)
+            else:  # out of the grid (stays put) or through a wall (follows the model, unless walls block)
+                legal.append(False)
+                halls.append(index)
+                target = position if target == -1 or walls_block else -2 - target
+            if target != position:
+                if len(stack) >= 2 and target == stack[-2]:  # a backtrack (always onto a visited cell)
+                    stack.pop()
+                    backtrack_moves += 1
+                    if not after_backtrack:
+                        backtracks += 1
                     revisits += 1
-                    after_backtrack, after_loop = False, True
+                    after_backtrack, after_loop = True, False
                 else:
-                    after_backtrack = after_loop = False
-                    visited[target] = 1
-        else:
-            after_backtrack = after_loop = False
-        targets.append(target)
-        position = target
+                    if target != stack[-1]:
+                        stack.append(target)
+                    if visited[target]:  # a loop
+                        loop_moves += 1
+                        if not after_loop:
+                            loops += 1
+                        revisits += 1
+                        after_backtrack, after_loop = False, True
+                    else:
+                        after_backtrack = after_loop = False
+                        visited[target] = 1
+            else:
+                after_backtrack = after_loop = False
+            targets.append(target)
+            position = target
     cell_at = maze.cell_at
     exit_index = maze.size * maze.size - 1
     return Trajectory(
@@ -2635,6 +2670,39 @@ def _replay_flat(
         teleport_moves=teleported,
         replayed=(maze, parsed, walls_block),
     )
+
+
+def _legal_walk_counts(targets: list[int], cells: int) -> tuple[int, int, int, int, int]:
+    """(backtracks, backtrack moves, loops, loop moves, revisits) of a walk of legal moves from the start.
+
+    `_replay_flat`'s stack and episode rules where no move is a teleport or stays put.
+    """
+    stack = [0]
+    visited = bytearray(cells)
+    visited[0] = 1
+    backtracks = backtrack_moves = loops = loop_moves = revisits = 0
+    after_backtrack = after_loop = False
+    for target in targets:
+        if len(stack) >= 2 and target == stack[-2]:
+            stack.pop()
+            backtrack_moves += 1
+            if not after_backtrack:
+                backtracks += 1
+            revisits += 1
+            after_backtrack, after_loop = True, False
+        else:
+            if target != stack[-1]:
+                stack.append(target)
+            if visited[target]:
+                loop_moves += 1
+                if not after_loop:
+                    loops += 1
+                revisits += 1
+                after_backtrack, after_loop = False, True
+            else:
+                after_backtrack = after_loop = False
+                visited[target] = 1
+    return backtracks, backtrack_moves, loops, loop_moves, revisits
 
 
 def check_final_path(maze: Maze, path: Sequence[Cell] | None, solution: Sequence[Cell]) -> FinalPathCheck:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import compress, count, repeat
-from operator import itemgetter, truediv
+from operator import itemgetter
 from typing import NamedTuple, TypeVar
 
 from .grid import Cell, direction_between
@@ -320,6 +320,24 @@ def _plain_steps(columns: list[tuple[str, ...]]) -> list[StepLine]:
     )
 
 
+_SPACE = re.compile(r"\s")
+_TIGHT_CELL = re.compile(r"\((\d+,\d+)\)")
+
+
+def tight_cells(text: str) -> list[Cell] | None:
+    """The cells `(r,c)` in a text with no whitespace from its first "(" on; None for any other text.
+
+    There every `\\s*` of a cell pattern matches the empty string, so one capture per cell and
+    a table lookup give the same cells as `_CELL` (or v1.1's coordinate pattern) with two int() calls.
+    """
+    at = text.find("(")
+    if at < 0:
+        return []
+    if _SPACE.search(text, at) is not None:
+        return None
+    return list(map(_CELL_OF.__getitem__, _TIGHT_CELL.findall(text, at)))
+
+
 def _final_path_of_text(text: str) -> tuple[Cell, ...] | None:
     """`_final_path(text.splitlines())` for a text whose only line break is "\\n".
 
@@ -346,9 +364,14 @@ def _final_path_of_text(text: str) -> tuple[Cell, ...] | None:
                     break
                 found += follower
                 follower_at = end + 1
-            pairs = _CELL.findall(found)
-            if pairs:
-                return tuple(zip(map(int, map(_FIRST, pairs)), map(int, map(_SECOND, pairs)), strict=True))
+            tight = tight_cells(found)
+            if tight is not None:
+                if tight:
+                    return tuple(tight)
+            else:
+                pairs = _CELL.findall(found)
+                if pairs:
+                    return tuple(zip(map(int, map(_FIRST, pairs)), map(int, map(_SECOND, pairs)), strict=True))
         at = text.rfind("_", 0, start)
     return None
 
@@ -372,7 +395,9 @@ def _confidence_log(line: str) -> dict[int, float]:
     """CONFIDENCE_LOG entries: step number -> confidence in [0, 1]; values over 100 are left out."""
     entries = _LOG_ENTRY.findall(line)
     values = list(map(_SECOND, entries))
-    if not entries or "." in "".join(values) or max(map(float, values)) > 100:  # the general reading
+    # at most three digits and no ".": over 100 only as a 3-digit string above "100"
+    longest = max(zip(map(len, values), values, strict=True), default=(0, ""))
+    if not entries or "." in "".join(values) or longest > (3, "100"):  # the general reading
         log: dict[int, float] = {}
         for number, value in entries:
             v = float(value)
@@ -380,7 +405,7 @@ def _confidence_log(line: str) -> dict[int, float]:
                 log[int(number)] = v if ("." in value and v <= 1.0) else v / 100.0
         return log
     # whole percentages, none over 100 (the answer format): the same values, column-wise
-    return dict(zip(map(int, map(_FIRST, entries)), map(truediv, map(float, values), repeat(100.0)), strict=True))
+    return dict(zip(map(int, map(_FIRST, entries)), map(_PERCENT_OF.__getitem__, values), strict=True))
 
 
 def _read_lines(text: str) -> tuple[list[StepLine], _Other, str] | None:

@@ -25,7 +25,7 @@ from typing import Any
 from .grid import BIT, NAME_OF_DELTA, OPPOSITE, Cell, Maze, step
 from .lures import Lure
 from .metrics import v11_formulas
-from .parse import ParsedReply, anchored_matches
+from .parse import ParsedReply, anchored_matches, tight_cells
 
 V11_LABEL = "HalluMaze v1.1 scoring as coded (self-reports merged with max; CE as coded); for comparison only"
 
@@ -127,8 +127,10 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
     path: list[Cell] | None = None
     path_match = _final_path_match(text)
     if path_match:
-        found = _COORD.findall(path_match.group(1))
-        coords = list(zip(map(int, map(_FIRST, found)), map(int, map(_SECOND, found)), strict=True))
+        coords = tight_cells(path_match.group(1))
+        if coords is None:
+            found = _COORD.findall(path_match.group(1))
+            coords = list(zip(map(int, map(_FIRST, found)), map(int, map(_SECOND, found)), strict=True))
         if len(coords) >= 2:
             path = coords
     # the STEP cells are only needed when there is no FINAL_PATH to check

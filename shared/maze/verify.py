@@ -26,8 +26,8 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import compress, count, filterfalse
-from operator import attrgetter, itemgetter, or_
+from itertools import compress, count, filterfalse, repeat
+from operator import add, attrgetter, itemgetter, mul, or_
 from typing import NamedTuple, cast
 
 from .grid import BIT, CODE, DELTA, Cell, Maze, direction_between
@@ -261,59 +261,67 @@ def _replay_flat(
         confidences = [log.get(number) if c is None else c for number, c in zip(numbers, confidences, strict=True)]
     table = maze.step_table
     dead_end_at = maze.dead_end_at
-    position = 0  # the start cell, (0, 0)
-    stack = [position]
-    visited = bytearray(maze.size * maze.size)
-    visited[position] = 1
-    origins: list[int] = []
-    targets: list[int] = []
-    legal: list[bool] = []
-    halls: list[int] = []
-    teleported: list[int] = []
-    dead_ends: list[int] = []
-    backtracks = backtrack_moves = loops = loop_moves = revisits = 0
-    after_backtrack = after_loop = False  # episodes are runs of consecutive flagged moves
-    for index, cell, code in zip(count(1), at, codes):
-        if cell != position:  # a teleport
-            teleported.append(index)
-            position = cell
-            if stack[-1] != position:
-                stack.append(position)
-            visited[position] = 1
-        origins.append(position)
-        target = table[position * 4 + code]
-        if target >= 0:  # moved
-            legal.append(True)
-            if dead_end_at[target] and target not in dead_ends:
-                dead_ends.append(target)
-        else:  # out of the grid (stays put) or through a wall (follows the model, unless walls block)
-            legal.append(False)
-            halls.append(index)
-            target = position if target == -1 or walls_block else -2 - target
-        if target != position:
-            if len(stack) >= 2 and target == stack[-2]:  # a backtrack (always onto a visited cell)
-                stack.pop()
-                backtrack_moves += 1
-                if not after_backtrack:
-                    backtracks += 1
-                revisits += 1
-                after_backtrack, after_loop = True, False
-            else:
-                if target != stack[-1]:
-                    stack.append(target)
-                if visited[target]:  # a loop
-                    loop_moves += 1
-                    if not after_loop:
-                        loops += 1
+    reached = list(map(table.__getitem__, map(add, map(mul, at, repeat(4)), codes)))  # where each move leads
+    origins: list[int]
+    targets: list[int]
+    legal: list[bool]
+    halls: list[int]
+    teleported: list[int]
+    dead_ends: list[int]
+    if at and at[0] == 0 and min(reached) >= 0 and at[1:] == reached[:-1]:
+        # a well-formed walk: every move legal, each from where the last one ended (no teleport)
+        origins, targets, legal, halls, teleported = at, reached, [True] * len(at), [], []
+        dead_ends = list(dict.fromkeys(compress(targets, map(dead_end_at.__getitem__, targets))))
+        backtracks, backtrack_moves, loops, loop_moves, revisits = _legal_walk_counts(targets, maze.size * maze.size)
+    else:
+        position = 0  # the start cell, (0, 0)
+        stack = [position]
+        visited = bytearray(maze.size * maze.size)
+        visited[position] = 1
+        origins, targets, legal, halls, teleported, dead_ends = [], [], [], [], [], []
+        backtracks = backtrack_moves = loops = loop_moves = revisits = 0
+        after_backtrack = after_loop = False  # episodes are runs of consecutive flagged moves
+        for index, cell, code in zip(count(1), at, codes):
+            if cell != position:  # a teleport
+                teleported.append(index)
+                position = cell
+                if stack[-1] != position:
+                    stack.append(position)
+                visited[position] = 1
+            origins.append(position)
+            target = table[position * 4 + code]
+            if target >= 0:  # moved
+                legal.append(True)
+                if dead_end_at[target] and target not in dead_ends:
+                    dead_ends.append(target)
+            else:  # out of the grid (stays put) or through a wall (follows the model, unless walls block)
+                legal.append(False)
+                halls.append(index)
+                target = position if target == -1 or walls_block else -2 - target
+            if target != position:
+                if len(stack) >= 2 and target == stack[-2]:  # a backtrack (always onto a visited cell)
+                    stack.pop()
+                    backtrack_moves += 1
+                    if not after_backtrack:
+                        backtracks += 1
                     revisits += 1
-                    after_backtrack, after_loop = False, True
+                    after_backtrack, after_loop = True, False
                 else:
-                    after_backtrack = after_loop = False
-                    visited[target] = 1
-        else:
-            after_backtrack = after_loop = False
-        targets.append(target)
-        position = target
+                    if target != stack[-1]:
+                        stack.append(target)
+                    if visited[target]:  # a loop
+                        loop_moves += 1
+                        if not after_loop:
+                            loops += 1
+                        revisits += 1
+                        after_backtrack, after_loop = False, True
+                    else:
+                        after_backtrack = after_loop = False
+                        visited[target] = 1
+            else:
+                after_backtrack = after_loop = False
+            targets.append(target)
+            position = target
     cell_at = maze.cell_at
     exit_index = maze.size * maze.size - 1
     return Trajectory(
@@ -338,6 +346,39 @@ def _replay_flat(
         teleport_moves=teleported,
         replayed=(maze, parsed, walls_block),
     )
+
+
+def _legal_walk_counts(targets: list[int], cells: int) -> tuple[int, int, int, int, int]:
+    """(backtracks, backtrack moves, loops, loop moves, revisits) of a walk of legal moves from the start.
+
+    `_replay_flat`'s stack and episode rules where no move is a teleport or stays put.
+    """
+    stack = [0]
+    visited = bytearray(cells)
+    visited[0] = 1
+    backtracks = backtrack_moves = loops = loop_moves = revisits = 0
+    after_backtrack = after_loop = False
+    for target in targets:
+        if len(stack) >= 2 and target == stack[-2]:
+            stack.pop()
+            backtrack_moves += 1
+            if not after_backtrack:
+                backtracks += 1
+            revisits += 1
+            after_backtrack, after_loop = True, False
+        else:
+            if target != stack[-1]:
+                stack.append(target)
+            if visited[target]:
+                loop_moves += 1
+                if not after_loop:
+                    loops += 1
+                revisits += 1
+                after_backtrack, after_loop = False, True
+            else:
+                after_backtrack = after_loop = False
+                visited[target] = 1
+    return backtracks, backtrack_moves, loops, loop_moves, revisits
 
 
 def check_final_path(maze: Maze, path: Sequence[Cell] | None, solution: Sequence[Cell]) -> FinalPathCheck:

@@ -17,13 +17,14 @@ from hallubench.maze import interactive, task_v2, verify
 from hallubench.maze.baselines import AGENTS, AgentConversation, agent_walk, transcript
 from hallubench.maze.cases import make_case, v2_cases
 from hallubench.maze.grid import step
-from hallubench.maze.parse import ParsedReply, StepLine
+from hallubench.maze.parse import ParsedReply, StepLine, parse_reply
 from hallubench.maze.score import score_reply
 from hallubench.maze.solve import solve
 from hallubench.maze.trial import Trial, load_trial
 from hallubench.maze.v11 import read_maze_text
 from hallubench.rows import play_row
 
+from .reference import parse as reference_parse
 from .reference import score as reference
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "maze"
@@ -34,6 +35,14 @@ def _same(new: Any, old: Any) -> None:
     """Equal with the same types everywhere (repr tells 1 from 1.0 and True, a tuple from a list) and as JSON."""
     assert repr(new) == repr(old)
     assert json.dumps(new) == json.dumps(old)
+
+
+def _same_score(maze: Any, solution: Any, slots: Any, text: str) -> None:
+    """The reply parses to what the reference parser reads, and scores to the reference's result."""
+    parsed, expected = parse_reply(text), reference_parse.parse_reply(text)
+    assert repr(parsed) == repr(expected)
+    assert parsed.outside_steps == expected.outside_steps
+    _same(score_reply(maze, solution, slots, text), reference.score_reply(maze, solution, slots, text))
 
 
 @contextmanager
@@ -80,11 +89,11 @@ def _golden_target(case: dict[str, Any]) -> tuple[Any, Any, Any]:
 def test_golden_replies_score_as_the_reference(case: dict[str, Any]) -> None:
     maze, solution, slots = _golden_target(case)
     text = (DATA / "replies" / case["reply"]).read_text(encoding="utf-8")
-    _same(score_reply(maze, solution, slots, text), reference.score_reply(maze, solution, slots, text))
+    _same_score(maze, solution, slots, text)
     for keep in (0.3, 0.7):  # the same reply with lines dropped
         rng = random.Random(case["reply"])
         cut = "\n".join(line for line in text.splitlines() if rng.random() < keep)
-        _same(score_reply(maze, solution, slots, cut), reference.score_reply(maze, solution, slots, cut))
+        _same_score(maze, solution, slots, cut)
 
 
 _TRIALS: list[Trial] = [load_trial(make_case(n, s)) for n, s in ((5, 0), (5, 3), (11, 1))]
@@ -96,6 +105,8 @@ _LINES = st.sampled_from(
         "DEAD_END at ({r},{c}) — backtracking", "dead end at ({r},{c})", "LOOP_DETECTED at ({r},{c})",
         "STRATEGY_CHANGE", "BACKTRACK_COUNT: {k}", "HALLUCINATION_COUNT: {p}", "CONFIDENCE_LOG: step{k}:{p}, step1:50",
         "FINAL_PATH: (0,0)→({r},{c})→({c},{r})", "FINAL_PATH: (0,0)→(0,1)→(1,1)→(1,2)", "", "루프 막다른 길",
+        "FINAL_PATH:(0,0)→(1,0)→(1, 1)", "FINAL_PATH: (0, 0)→({r},{c})", "CONFIDENCE_LOG: step1:{p}, step{k}:1{p}",
+        "CONFIDENCE_LOG: step{k}:0{p}, step2:100, step3:99", "FINAL_PATH: (0,0)→(٣,1)",
     ]
 )  # fmt: skip
 
@@ -120,8 +131,7 @@ def test_random_replies_score_as_the_reference(which: int, lines: list[tuple[str
     text = "\n".join(
         template.format(k=k, r=abs(r), c=abs(c) if c >= 0 else 70, d=d, p=p) for template, k, r, c, d, p in lines
     )
-    args = trial.maze, trial.solution, trial.slots
-    _same(score_reply(*args, text), reference.score_reply(*args, text))
+    _same_score(trial.maze, trial.solution, trial.slots, text)
 
 
 @settings(max_examples=200, deadline=None)
@@ -145,8 +155,7 @@ def test_mutated_baseline_replies_score_as_the_reference(which: int, agent: str,
         else:
             every[at] = every[at].replace("STEP", "Step").replace("→", "->")
     text = "\n".join(every)
-    args = trial.maze, trial.solution, trial.slots
-    _same(score_reply(*args, text), reference.score_reply(*args, text))
+    _same_score(trial.maze, trial.solution, trial.slots, text)
 
 
 @settings(max_examples=300, deadline=None)
@@ -158,15 +167,19 @@ def test_mutated_baseline_replies_score_as_the_reference(which: int, agent: str,
     ),
     st.booleans(),
     st.dictionaries(st.integers(0, 30), st.sampled_from([0.25, 0.75]), max_size=5),
+    st.booleans(),
 )
 def test_flat_replay_equals_the_move_by_move_replay(
-    which: int, raw: list[tuple[int, int, str, float | None]], walls_block: bool, log: dict[int, float]
+    which: int, raw: list[tuple[int, int, str, float | None]], walls_block: bool, log: dict[int, float], legal: bool
 ) -> None:
     maze = _TRIALS[which].maze
     cell = (0, 0)
     steps = []
     for number, (jump, other, name, confidence) in enumerate(raw, start=1):
-        if jump == 0:  # now and then a step that starts somewhere else (a teleport)
+        if legal:  # a well-formed walk: open sides only, from where the last move ended
+            open_sides = maze.open_directions(cell)
+            name = open_sides[other % len(open_sides)]
+        elif jump == 0:  # now and then a step that starts somewhere else (a teleport)
             cell = (other % maze.size, (other * 3) % maze.size)
         steps.append(StepLine(number, cell, name, None, confidence, number))
         cell = step(cell, name) if maze.in_bounds(step(cell, name)) else cell
