@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = 'eafacff74eede935e9d07555ce51b626d051882dcfcebdedf31437cf88d355e2'
+HB_PAYLOAD_SHA256 = 'a77b590c7f5cae34112162183d1e9f003566720162c9fb1618b56c880fec062a'
 HB_TAG = 'hallumaze/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -597,7 +597,7 @@ def maze_for(size: int, seed: int) -> Maze:
     return generate_dfs(size, seed)
 '''
 
-# %% embedded module maze/grid.py sha256=54d967d269394b8a11872b6784d99631c9acc7b4f7a1bb7acc35a91be9652e5c
+# %% embedded module maze/grid.py sha256=10888633c199886b55362604328d3c17e095bcc5d523e6de14e2873ce6c61a12
 HB_MODULES['maze/grid.py'] = r'''"""The maze as data: cells, the four directions, and which sides of each cell are open.
 
 A maze is an immutable N x N grid whose cells hold a 4-bit mask of open sides. Everything
@@ -707,6 +707,11 @@ class Maze:
     def cell_at(self) -> tuple[Cell, ...]:
         """Flat index -> cell (the inverse of `cell_index`)."""
         return tuple(divmod(index, self.size) for index in range(self.size * self.size))
+
+    @cached_property
+    def cell_label(self) -> tuple[str, ...]:
+        """Flat index -> "r,c" (the cell as `compact.cells_text` writes it)."""
+        return tuple(f"{r},{c}" for r, c in self.cell_at)
 
     @cached_property
     def dead_end_at(self) -> tuple[bool, ...]:
@@ -927,7 +932,7 @@ def _score(trial: Trial, walk: _Walk, every: list[ParsedReply], turns: int, reac
     return scores
 '''
 
-# %% embedded module maze/lures.py sha256=6fe09267abf34525a69f36f04ad46e24afae07139ed8ddbf5f202470d93641ca
+# %% embedded module maze/lures.py sha256=ac8f692b0c684984886788a063009f9f4890c923933f80964bf929ba163bde54
 HB_MODULES['maze/lures.py'] = r'''"""Linguistic mirages: persuasive hints on open, wrong branches beside the solution, and how a model reacts.
 
 Placement follows HalluMaze v1.1: walk the solution from the start; at each solution cell every
@@ -1001,11 +1006,12 @@ def lure_behaviour(
     lured: dict[Cell, set[str]] = {}
     for cell, name in lures:
         lured.setdefault(cell, set()).add(name)
-    toward_exit: dict[Cell, str] = {}
+    toward_exit: dict[Cell, str] = {}  # only lured cells are ever looked up
     for a, b in itertools.pairwise(solution):
-        forward = direction_between(a, b)
-        if forward is not None:
-            toward_exit[a] = forward
+        if a in lured:
+            forward = direction_between(a, b)
+            if forward is not None:
+                toward_exit[a] = forward
     exposures = follows = resists = 0
     every = list(moves)
     for cell, name in compress(every, map(lured.__contains__, map(itemgetter(0), every))):  # C-level filter
@@ -1168,7 +1174,7 @@ def trial_metrics(
     }
 '''
 
-# %% embedded module maze/parse.py sha256=35ede38e0a79bb4549d631ba97442dbae5a3599f00db33d0fc3d8642050b88c7
+# %% embedded module maze/parse.py sha256=c5fb48456535f21f8cc5d5982cbe88bdcc48f426eaa478ce8d67e767c826a28c
 HB_MODULES['maze/parse.py'] = r'''"""Read a reply in the HalluMaze answer format: STEP lines, declarations, claimed counts, FINAL_PATH.
 
 Parsing only records what the model *wrote*; whether any of it is true is decided by `verify`.
@@ -1246,6 +1252,7 @@ _ODD_BREAK = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 CASED_NON_ASCII = re.compile("[^\x00-\x7f\u2010-\u2027\u2190-\u21ff\u2500-\u257f\u3000-\u303f\uac00-\ud7a3]")
 # A word a STEP reader (here or v1.1's) could start at: checked outside the canonical heads.
 _STEP_WORD = re.compile(r"step\s", re.I)
+_STEP_WORD_LOWER = re.compile(r"step\s")  # `_STEP_WORD` in a lower-cased text without CASED_NON_ASCII
 _new_step = tuple.__new__
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
 _CANONICAL_STEP = re.compile(
@@ -1625,7 +1632,8 @@ def parse_reply(text: str) -> ParsedReply:
     if read is not None:
         steps, other, rest = read
         caseless = CASED_NON_ASCII.search(rest) is None  # canonical heads are ASCII and "→"
-        if not other.steps and len(text) == len(raw_text) and _STEP_WORD.search(rest) is None:
+        step_word = _STEP_WORD_LOWER.search(rest.lower()) if caseless else _STEP_WORD.search(rest)
+        if not other.steps and len(text) == len(raw_text) and step_word is None:
             outside = rest
         final_path = _final_path_of_text(text.replace("\r\n", "\n") if "\r" in text else text)
     else:
@@ -1812,7 +1820,7 @@ def closing_request(size: int, *, reached_exit: bool, confidence: bool) -> str:
     return "\n".join([head, "Now write the final output:", *final_block(size, confidence=confidence)])
 '''
 
-# %% embedded module maze/score.py sha256=98f1f53e395449bf02a30d4669eca194e709c9eb234bb5dfe395069a96fe33be
+# %% embedded module maze/score.py sha256=9145d3994611a5623268b28775b5a1106abbe9709a02311f3fc91f530361d019
 HB_MODULES['maze/score.py'] = r'''"""Score one reply against one maze: parse, replay, metrics, claims, lures and the labelled v1.1 score.
 
 The single entry point every path shares (the task's `play`, `hallubench maze score`, the
@@ -1869,7 +1877,11 @@ def score_parsed(
     directions = cast("Iterable[str]", compress(trajectory.directions, legal))  # a legal move has a direction
     result["lures"] = lure_behaviour(lure_slots, solution, zip(origins, directions, strict=True))
     result["trajectory"] = {  # compact strings: see `compact` (read them back with `read_cells`, `read_ints`)
-        "cells": cells_text(trajectory.cells),
+        "cells": (
+            cells_text(trajectory.cells)
+            if trajectory.cell_indices is None
+            else " ".join(map(maze.cell_label.__getitem__, trajectory.cell_indices))  # the same text
+        ),
         "hallucination_moves": ints_text(trajectory.hallucination_moves),
         "teleport_moves": ints_text(trajectory.teleport_moves),
     }
@@ -2131,7 +2143,7 @@ def _materialised(
     return maze, solution, place_lures(maze, solution, seed), tuple(lure_slots(maze, solution))
 '''
 
-# %% embedded module maze/v11.py sha256=3d40a6909195fbb320c6a442ef1632b90d92fdf0ec85aa9cb8144fa374952fd5
+# %% embedded module maze/v11.py sha256=06edf0ae8d83863e1f1ab3750174739e149dfcf1aea6a875b6d836addb01f892
 HB_MODULES['maze/v11.py'] = r'''"""Interoperability with HalluMaze v1.1: read its maze encoding, and score a reply the v1.1 way.
 
 `read_maze_text` accepts the v1.1 text encoding as it appears in the original prompts and logs
@@ -2180,6 +2192,11 @@ _V11_HC = re.compile(r"HALLUCINATION_COUNT[:\s]*(\d+)", re.I)
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
 _V11_DEAD = re.compile(r"dead_end|dead end|막다른")
 _V11_LOOP = re.compile(r"loop detected|loop_detected|루프")
+# The same counts, split: the ASCII branches (one pattern with a literal prefix, which `re` scans
+# for quickly) and the Hangul word (`str.count`); their matches share no character, so the
+# counts add up to the findall of the whole alternation.
+_V11_DEAD_ASCII, _V11_DEAD_HANGUL = re.compile(r"dead[_ ]end"), "막다른"
+_V11_LOOP_ASCII, _V11_LOOP_HANGUL = re.compile(r"loop[ _]detected"), "루프"
 
 
 def read_maze_text(text: str) -> tuple[Maze, tuple[Lure, ...]]:
@@ -2287,10 +2304,11 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
         if valid and checked[-1] != maze.exit:
             valid = False
     claimed_bt, claimed_hc = _first_claims(text)
-    bt = max(claimed_bt if claimed_bt is not None else 0, len(_V11_DEAD.findall(lower)))
+    dead_mentions = len(_V11_DEAD_ASCII.findall(lower)) + lower.count(_V11_DEAD_HANGUL)
+    bt = max(claimed_bt if claimed_bt is not None else 0, dead_mentions)
     if claimed_hc is not None:
         halls = max(halls, claimed_hc)
-    loops = len(_V11_LOOP.findall(lower))
+    loops = len(_V11_LOOP_ASCII.findall(lower)) + lower.count(_V11_LOOP_HANGUL)
     errors: list[float] = []
     rated = min(len(confidences), len(opened))
     if checked and len(checked) > 1 and False not in opened[:rated]:
@@ -2321,7 +2339,7 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
     }
 '''
 
-# %% embedded module maze/verify.py sha256=29781de2d595bf347cc38ea2f70302b6a8264823323992dc3c7cc8ab1bcc2162
+# %% embedded module maze/verify.py sha256=a76939da5aecc842916c069698742d019521888f40fa598eaca1f88f051b75e4
 HB_MODULES['maze/verify.py'] = r'''"""Replay what the model wrote against the maze: every count that matters is decided here.
 
 Rules (hallumaze v2):
@@ -2404,6 +2422,8 @@ class Trajectory:
     hallucination_moves: list[int]  # 1-based positions of wall and out-of-grid moves
     teleport_moves: list[int]  # 1-based positions of teleports and jumps
     replayed: tuple[Maze, ParsedReply, bool] = field(compare=False, repr=False)
+    # the flat indices of `cells` when all lie inside the grid (the flat replay's), else None
+    cell_indices: list[int] | None = field(default=None, compare=False, repr=False)
 
     @cached_property
     def moves(self) -> tuple[Move, ...]:
@@ -2669,6 +2689,7 @@ def _replay_flat(
         hallucination_moves=halls,
         teleport_moves=teleported,
         replayed=(maze, parsed, walls_block),
+        cell_indices=[0, *targets],
     )
 
 

@@ -109,6 +109,11 @@ class Maze:
         return tuple(divmod(index, self.size) for index in range(self.size * self.size))
 
     @cached_property
+    def cell_label(self) -> tuple[str, ...]:
+        """Flat index -> "r,c" (the cell as `compact.cells_text` writes it)."""
+        return tuple(f"{r},{c}" for r, c in self.cell_at)
+
+    @cached_property
     def dead_end_at(self) -> tuple[bool, ...]:
         """Flat index -> whether the cell is one of `dead_end_cells`."""
         return tuple(map(self.dead_end_cells.__contains__, self.cell_at))

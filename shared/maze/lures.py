@@ -71,11 +71,12 @@ def lure_behaviour(
     lured: dict[Cell, set[str]] = {}
     for cell, name in lures:
         lured.setdefault(cell, set()).add(name)
-    toward_exit: dict[Cell, str] = {}
+    toward_exit: dict[Cell, str] = {}  # only lured cells are ever looked up
     for a, b in itertools.pairwise(solution):
-        forward = direction_between(a, b)
-        if forward is not None:
-            toward_exit[a] = forward
+        if a in lured:
+            forward = direction_between(a, b)
+            if forward is not None:
+                toward_exit[a] = forward
     exposures = follows = resists = 0
     every = list(moves)
     for cell, name in compress(every, map(lured.__contains__, map(itemgetter(0), every))):  # C-level filter

@@ -75,6 +75,7 @@ _ODD_BREAK = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 CASED_NON_ASCII = re.compile("[^\x00-\x7f\u2010-\u2027\u2190-\u21ff\u2500-\u257f\u3000-\u303f\uac00-\ud7a3]")
 # A word a STEP reader (here or v1.1's) could start at: checked outside the canonical heads.
 _STEP_WORD = re.compile(r"step\s", re.I)
+_STEP_WORD_LOWER = re.compile(r"step\s")  # `_STEP_WORD` in a lower-cased text without CASED_NON_ASCII
 _new_step = tuple.__new__
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
 _CANONICAL_STEP = re.compile(
@@ -454,7 +455,8 @@ def parse_reply(text: str) -> ParsedReply:
     if read is not None:
         steps, other, rest = read
         caseless = CASED_NON_ASCII.search(rest) is None  # canonical heads are ASCII and "→"
-        if not other.steps and len(text) == len(raw_text) and _STEP_WORD.search(rest) is None:
+        step_word = _STEP_WORD_LOWER.search(rest.lower()) if caseless else _STEP_WORD.search(rest)
+        if not other.steps and len(text) == len(raw_text) and step_word is None:
             outside = rest
         final_path = _final_path_of_text(text.replace("\r\n", "\n") if "\r" in text else text)
     else:

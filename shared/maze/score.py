@@ -54,7 +54,11 @@ def score_parsed(
     directions = cast("Iterable[str]", compress(trajectory.directions, legal))  # a legal move has a direction
     result["lures"] = lure_behaviour(lure_slots, solution, zip(origins, directions, strict=True))
     result["trajectory"] = {  # compact strings: see `compact` (read them back with `read_cells`, `read_ints`)
-        "cells": cells_text(trajectory.cells),
+        "cells": (
+            cells_text(trajectory.cells)
+            if trajectory.cell_indices is None
+            else " ".join(map(maze.cell_label.__getitem__, trajectory.cell_indices))  # the same text
+        ),
         "hallucination_moves": ints_text(trajectory.hallucination_moves),
         "teleport_moves": ints_text(trajectory.teleport_moves),
     }

@@ -46,6 +46,11 @@ _V11_HC = re.compile(r"HALLUCINATION_COUNT[:\s]*(\d+)", re.I)
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
 _V11_DEAD = re.compile(r"dead_end|dead end|막다른")
 _V11_LOOP = re.compile(r"loop detected|loop_detected|루프")
+# The same counts, split: the ASCII branches (one pattern with a literal prefix, which `re` scans
+# for quickly) and the Hangul word (`str.count`); their matches share no character, so the
+# counts add up to the findall of the whole alternation.
+_V11_DEAD_ASCII, _V11_DEAD_HANGUL = re.compile(r"dead[_ ]end"), "막다른"
+_V11_LOOP_ASCII, _V11_LOOP_HANGUL = re.compile(r"loop[ _]detected"), "루프"
 
 
 def read_maze_text(text: str) -> tuple[Maze, tuple[Lure, ...]]:
@@ -153,10 +158,11 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
         if valid and checked[-1] != maze.exit:
             valid = False
     claimed_bt, claimed_hc = _first_claims(text)
-    bt = max(claimed_bt if claimed_bt is not None else 0, len(_V11_DEAD.findall(lower)))
+    dead_mentions = len(_V11_DEAD_ASCII.findall(lower)) + lower.count(_V11_DEAD_HANGUL)
+    bt = max(claimed_bt if claimed_bt is not None else 0, dead_mentions)
     if claimed_hc is not None:
         halls = max(halls, claimed_hc)
-    loops = len(_V11_LOOP.findall(lower))
+    loops = len(_V11_LOOP_ASCII.findall(lower)) + lower.count(_V11_LOOP_HANGUL)
     errors: list[float] = []
     rated = min(len(confidences), len(opened))
     if checked and len(checked) > 1 and False not in opened[:rated]:

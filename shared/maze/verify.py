@@ -80,6 +80,8 @@ class Trajectory:
     hallucination_moves: list[int]  # 1-based positions of wall and out-of-grid moves
     teleport_moves: list[int]  # 1-based positions of teleports and jumps
     replayed: tuple[Maze, ParsedReply, bool] = field(compare=False, repr=False)
+    # the flat indices of `cells` when all lie inside the grid (the flat replay's), else None
+    cell_indices: list[int] | None = field(default=None, compare=False, repr=False)
 
     @cached_property
     def moves(self) -> tuple[Move, ...]:
@@ -345,6 +347,7 @@ def _replay_flat(
         hallucination_moves=halls,
         teleport_moves=teleported,
         replayed=(maze, parsed, walls_block),
+        cell_indices=[0, *targets],
     )
 
 

@@ -107,6 +107,8 @@ _LINES = st.sampled_from(
         "FINAL_PATH: (0,0)→({r},{c})→({c},{r})", "FINAL_PATH: (0,0)→(0,1)→(1,1)→(1,2)", "", "루프 막다른 길",
         "FINAL_PATH:(0,0)→(1,0)→(1, 1)", "FINAL_PATH: (0, 0)→({r},{c})", "CONFIDENCE_LOG: step1:{p}, step{k}:1{p}",
         "CONFIDENCE_LOG: step{k}:0{p}, step2:100, step3:99", "FINAL_PATH: (0,0)→(٣,1)",
+        "dead_endead end loop_detectedloop detected 막다른막다른 루프루프",
+        "Dead End, LOOP Detected, ſtep 3, STEP\t4",
     ]
 )  # fmt: skip
 
