@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = 'a77b590c7f5cae34112162183d1e9f003566720162c9fb1618b56c880fec062a'
+HB_PAYLOAD_SHA256 = '1341005779d3c25979636a270a3c64f879da9c53c9e49784b4b25810e28d0736'
 HB_TAG = 'hallumaze/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -328,7 +328,7 @@ def aggregate_rows(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {"headline": headline, "headline_name": "hallumaze_score", "metrics": metrics}
 '''
 
-# %% embedded module maze/calibration.py sha256=b89e998f2c495b35ddac6cd7735e4cb58c253963f3388a68e82fd73411bcc45a
+# %% embedded module maze/calibration.py sha256=f707b8eace9eeeb855b5bc2336b8dd61fb88d015f2cc660154ea7b8c9b6e984b
 HB_MODULES['maze/calibration.py'] = r'''"""Calibration of stated confidence, measured properly: per move, label = the declared move exists.
 
 Per trial, `trial_calibration` counts, per stated confidence, the moves that exist and those
@@ -343,6 +343,7 @@ confidences cluster). Kept apart from SR, and never folded into a composite with
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import compress, repeat
 from operator import is_not
@@ -362,8 +363,12 @@ def _finite(value: float) -> float | None:
 def trial_calibration(trajectory: Trajectory) -> tuple[list[list[float]], float | None, float | None]:
     """(counts per stated confidence as [confidence, legal, illegal], CE, Brier) of one trial."""
     stated = trajectory.confidences
-    pairs = cast("Iterable[tuple[float, bool]]", zip(stated, trajectory.legal, strict=True))  # Nones dropped below
-    counts = confidence_counts(compress(pairs, map(is_not, stated, repeat(None))))
+    if False not in trajectory.legal:  # every move exists: what `confidence_counts` gives, without the pairs
+        tally = Counter(cast("Iterable[float]", compress(stated, map(is_not, stated, repeat(None)))))
+        counts: list[list[float]] = [[c, tally[c], 0] for c in sorted(tally)]
+    else:
+        pairs = cast("Iterable[tuple[float, bool]]", zip(stated, trajectory.legal, strict=True))  # Nones dropped
+        counts = confidence_counts(compress(pairs, map(is_not, stated, repeat(None))))
     n = sum(legal + illegal for _, legal, illegal in counts)
     if not n:
         return counts, None, None
@@ -747,7 +752,7 @@ CODE: dict[str, int] = {name: code for code, name in enumerate(DIRECTIONS)}
 """Direction -> code in `Maze.step_table` (the order of `DIRECTIONS`)."""
 '''
 
-# %% embedded module maze/interactive.py sha256=f5276ff0ea36992c0a0a8d9098b5edcb6b4aa99a5a05842d166f418c108e47d9
+# %% embedded module maze/interactive.py sha256=d33b82f1267239f9a86c08fbe87a7fff5a6c97f64bfb942210c7c99ec026d1ec
 HB_MODULES['maze/interactive.py'] = r'''"""Ariadne's Thread as a real intervention: the model walks the maze in turns, in one conversation.
 
 Each turn the model writes up to `moves_per_turn` STEP lines; the environment executes them
@@ -847,6 +852,7 @@ def play_interactive(trial: Trial, conv: Conversation) -> dict[str, Any]:
     idle_turns = 0
     turns = 0
     report: list[str] = []
+    exit_cell = trial.maze.exit  # a property: asked once, not per move
     while turns < trial.max_turns:
         turns += 1
         parsed = parse_reply(conv.ask(message))
@@ -864,9 +870,9 @@ def play_interactive(trial: Trial, conv: Conversation) -> dict[str, Any]:
             outcome, closed = walk.move(line, parsed.confidence_log)
             report.append(move_report(line.number, origin, line.direction or "?", outcome, walk.position))
             loop = loop or closed
-            if walk.position == trial.maze.exit:
+            if walk.position == exit_cell:
                 break
-        if walk.position == trial.maze.exit:
+        if walk.position == exit_cell:
             break
         idle_turns = idle_turns + 1 if not parsed.steps else 0
         if idle_turns >= 2:
@@ -891,7 +897,7 @@ def play_interactive(trial: Trial, conv: Conversation) -> dict[str, Any]:
             moves_per_turn=trial.moves_per_turn,
             misplaced=misplaced_at,
         )
-    reached = walk.position == trial.maze.exit
+    reached = walk.position == exit_cell
     closing_text = "\n".join([*report, closing_request(trial.size, reached_exit=reached, confidence=trial.confidence)])
     replies.append(parse_reply(conv.ask(closing_text)))
     return _score(trial, walk, replies, turns, reached)

@@ -12,6 +12,7 @@ confidences cluster). Kept apart from SR, and never folded into a composite with
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import compress, repeat
 from operator import is_not
@@ -31,8 +32,12 @@ def _finite(value: float) -> float | None:
 def trial_calibration(trajectory: Trajectory) -> tuple[list[list[float]], float | None, float | None]:
     """(counts per stated confidence as [confidence, legal, illegal], CE, Brier) of one trial."""
     stated = trajectory.confidences
-    pairs = cast("Iterable[tuple[float, bool]]", zip(stated, trajectory.legal, strict=True))  # Nones dropped below
-    counts = confidence_counts(compress(pairs, map(is_not, stated, repeat(None))))
+    if False not in trajectory.legal:  # every move exists: what `confidence_counts` gives, without the pairs
+        tally = Counter(cast("Iterable[float]", compress(stated, map(is_not, stated, repeat(None)))))
+        counts: list[list[float]] = [[c, tally[c], 0] for c in sorted(tally)]
+    else:
+        pairs = cast("Iterable[tuple[float, bool]]", zip(stated, trajectory.legal, strict=True))  # Nones dropped
+        counts = confidence_counts(compress(pairs, map(is_not, stated, repeat(None))))
     n = sum(legal + illegal for _, legal, illegal in counts)
     if not n:
         return counts, None, None

@@ -97,6 +97,7 @@ def play_interactive(trial: Trial, conv: Conversation) -> dict[str, Any]:
     idle_turns = 0
     turns = 0
     report: list[str] = []
+    exit_cell = trial.maze.exit  # a property: asked once, not per move
     while turns < trial.max_turns:
         turns += 1
         parsed = parse_reply(conv.ask(message))
@@ -114,9 +115,9 @@ def play_interactive(trial: Trial, conv: Conversation) -> dict[str, Any]:
             outcome, closed = walk.move(line, parsed.confidence_log)
             report.append(move_report(line.number, origin, line.direction or "?", outcome, walk.position))
             loop = loop or closed
-            if walk.position == trial.maze.exit:
+            if walk.position == exit_cell:
                 break
-        if walk.position == trial.maze.exit:
+        if walk.position == exit_cell:
             break
         idle_turns = idle_turns + 1 if not parsed.steps else 0
         if idle_turns >= 2:
@@ -141,7 +142,7 @@ def play_interactive(trial: Trial, conv: Conversation) -> dict[str, Any]:
             moves_per_turn=trial.moves_per_turn,
             misplaced=misplaced_at,
         )
-    reached = walk.position == trial.maze.exit
+    reached = walk.position == exit_cell
     closing_text = "\n".join([*report, closing_request(trial.size, reached_exit=reached, confidence=trial.confidence)])
     replies.append(parse_reply(conv.ask(closing_text)))
     return _score(trial, walk, replies, turns, reached)
