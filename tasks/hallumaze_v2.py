@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = '1341005779d3c25979636a270a3c64f879da9c53c9e49784b4b25810e28d0736'
+HB_PAYLOAD_SHA256 = '228f78f3b843f206def93e3e2b53dc5af49cffdaa8f8d304056697fe58f532f9'
 HB_TAG = 'hallumaze/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -2149,7 +2149,7 @@ def _materialised(
     return maze, solution, place_lures(maze, solution, seed), tuple(lure_slots(maze, solution))
 '''
 
-# %% embedded module maze/v11.py sha256=06edf0ae8d83863e1f1ab3750174739e149dfcf1aea6a875b6d836addb01f892
+# %% embedded module maze/v11.py sha256=86f0506bad9d43b06e10c5e5fb767fa7717ebd48c40b8ac304716566bb8ebeaf
 HB_MODULES['maze/v11.py'] = r'''"""Interoperability with HalluMaze v1.1: read its maze encoding, and score a reply the v1.1 way.
 
 `read_maze_text` accepts the v1.1 text encoding as it appears in the original prompts and logs
@@ -2195,7 +2195,7 @@ _V11_PATH = re.compile(r"FINAL_PATH[:\s]+([\d,()\s→\->]+)", re.I)
 _COORD = re.compile(r"\((\d+),\s*(\d+)\)")
 _V11_BT = re.compile(r"BACKTRACK_COUNT[:\s]*(\d+)", re.I)
 _V11_HC = re.compile(r"HALLUCINATION_COUNT[:\s]*(\d+)", re.I)
-_FIRST, _SECOND = itemgetter(0), itemgetter(1)
+_FIRST, _SECOND, _FIFTH = itemgetter(0), itemgetter(1), itemgetter(4)
 _V11_DEAD = re.compile(r"dead_end|dead end|막다른")
 _V11_LOOP = re.compile(r"loop detected|loop_detected|루프")
 # The same counts, split: the ASCII branches (one pattern with a literal prefix, which `re` scans
@@ -2274,8 +2274,8 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
     step_cells: list[Cell]
     if parsed is not None and outside is not None:
         lower = outside.lower()
-        step_cells = [line.cell for line in parsed.steps]
-        confidences = [line.confidence for line in parsed.steps]  # canonical: percent / 100, as below
+        step_cells = list(map(_SECOND, parsed.steps))  # StepLine.cell
+        confidences = list(map(_FIFTH, parsed.steps))  # StepLine.confidence; canonical: percent / 100, as below
     else:
         lower = text.lower()
         steps = _V11_STEP.findall(text)

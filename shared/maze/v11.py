@@ -43,7 +43,7 @@ _V11_PATH = re.compile(r"FINAL_PATH[:\s]+([\d,()\s→\->]+)", re.I)
 _COORD = re.compile(r"\((\d+),\s*(\d+)\)")
 _V11_BT = re.compile(r"BACKTRACK_COUNT[:\s]*(\d+)", re.I)
 _V11_HC = re.compile(r"HALLUCINATION_COUNT[:\s]*(\d+)", re.I)
-_FIRST, _SECOND = itemgetter(0), itemgetter(1)
+_FIRST, _SECOND, _FIFTH = itemgetter(0), itemgetter(1), itemgetter(4)
 _V11_DEAD = re.compile(r"dead_end|dead end|막다른")
 _V11_LOOP = re.compile(r"loop detected|loop_detected|루프")
 # The same counts, split: the ASCII branches (one pattern with a literal prefix, which `re` scans
@@ -122,8 +122,8 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
     step_cells: list[Cell]
     if parsed is not None and outside is not None:
         lower = outside.lower()
-        step_cells = [line.cell for line in parsed.steps]
-        confidences = [line.confidence for line in parsed.steps]  # canonical: percent / 100, as below
+        step_cells = list(map(_SECOND, parsed.steps))  # StepLine.cell
+        confidences = list(map(_FIFTH, parsed.steps))  # StepLine.confidence; canonical: percent / 100, as below
     else:
         lower = text.lower()
         steps = _V11_STEP.findall(text)
