@@ -191,3 +191,29 @@ def test_flat_replay_equals_the_move_by_move_replay(
     assert flat is not None
     assert flat == general
     assert flat.moves == moves
+
+
+_INTERACTIVE = [case for case in v2_cases() if case.get("mode") == "interactive"][:6]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(range(6)), st.sampled_from(AGENTS), st.integers(0, 2**32), st.integers(0, 12))
+def test_mutated_interactive_rows_equal_the_reference(which: int, agent: str, seed: int, edits: int) -> None:
+    """Interactive trials with walls walked into, out-of-grid moves and misplaced steps (the executed moves differ)."""
+    case = _INTERACTIVE[which]
+    trial = load_trial(case)
+    lines, block = transcript(trial.maze, agent_walk(agent, trial))
+    rng = random.Random(seed)
+    for _ in range(edits):
+        at = rng.randrange(len(lines))
+        lines[at] = lines[at].replace(rng.choice(["[N]", "[S]", "[E]", "[W]"]), rng.choice(["[N]", "[W]", "[x]"]))
+        lines[at] = lines[at].replace("(0,", "(3,") if rng.random() < 0.3 else lines[at]
+
+    def played() -> dict[str, Any]:
+        conv = AgentConversation(list(lines), block, trial.moves_per_turn)
+        return play_row(task_v2.play, case, conv, protocol_id="p", payload_sha256="x")
+
+    new = played()
+    with _reference_scorer():
+        old = played()
+    _same(new, old)
