@@ -10,6 +10,7 @@ recorded as unreadable (a format failure), never guessed; a missing confidence s
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -283,7 +284,11 @@ class _Other:
 
 
 class _Table(dict[str, _T]):
-    """A lookup table of small tokens ("3,4" -> (3, 4), "85" -> 0.85) that computes, without storing, what it lacks."""
+    """A lookup table of small tokens ("3,4" -> (3, 4), "85" -> 0.85) that computes, without storing, what it lacks.
+
+    Tokens outside the table go through `convert`, which may keep a bounded cache of its own
+    (cells of mazes larger than the table), so a hostile reply cannot grow memory without limit.
+    """
 
     def __init__(self, convert: Callable[[str], _T], keys: Iterable[str]) -> None:
         super().__init__((key, convert(key)) for key in keys)
@@ -293,6 +298,7 @@ class _Table(dict[str, _T]):
         return self._convert(key)
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _cell_of(token: str) -> Cell:
     r, c = token.split(",")
     return (int(r), int(c))
