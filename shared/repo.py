@@ -8,6 +8,7 @@ checkout this package was installed from in editable mode.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 
@@ -38,3 +39,12 @@ def repo_root(start: Path | None = None) -> Path:
         "no hallubench checkout found (looked for frozen_cases/ and shared/specs.py above the working "
         "directory); run from the repository or set HALLUBENCH_ROOT"
     )
+
+
+def repo_root_or_report() -> Path | None:
+    """`repo_root()` for a command handler: None after printing why, so the handler can exit 2."""
+    try:
+        return repo_root()
+    except RepositoryNotFound as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return None

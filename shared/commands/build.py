@@ -22,26 +22,22 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     from ..build import build_protocol, load_specs, stale_files, unfrozen, write_built
-    from ..repo import RepositoryNotFound, repo_root
+    from ..repo import repo_root_or_report
+    from ..specs import matching
     from ..taskfile.closure import EmbeddingError
 
-    try:
-        root = repo_root()
-    except RepositoryNotFound as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    root = repo_root_or_report()
+    if root is None:
         return 2
     specs = load_specs(root)
     if args.benchmarks:
-        wanted = set(args.benchmarks)
-        known = {name for spec in specs for name in (spec.benchmark, spec.protocol_id, spec.stem)}
-        unknown = sorted(wanted - known)
+        unknown = sorted(name for name in args.benchmarks if not matching(specs, name))
         if unknown:
-            print(
-                f"error: unknown benchmark(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}",
-                file=sys.stderr,
-            )
+            known = sorted({name for spec in specs for name in (spec.benchmark, spec.protocol_id)})
+            print(f"error: unknown benchmark(s): {', '.join(unknown)}; known: {', '.join(known)}", file=sys.stderr)
             return 2
-        specs = tuple(s for s in specs if {s.benchmark, s.protocol_id, s.stem} & wanted)
+        chosen = {spec for name in args.benchmarks for spec in matching(specs, name)}
+        specs = tuple(spec for spec in specs if spec in chosen)
     todo = unfrozen(root, specs)
     for spec in specs:
         if spec not in todo:

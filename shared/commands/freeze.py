@@ -27,14 +27,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run_freeze(args: argparse.Namespace) -> int:
     from ..build import load_specs, unfrozen
     from ..freeze import FreezeError, freeze
-    from ..repo import RepositoryNotFound, repo_root
+    from ..repo import repo_root_or_report
+    from ..specs import matching
 
-    try:
-        root = repo_root()
-    except RepositoryNotFound as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    root = repo_root_or_report()
+    if root is None:
         return 2
-    specs = [s for s in load_specs(root) if args.benchmark in (s.benchmark, s.protocol_id, s.stem)]
+    specs = matching(load_specs(root), args.benchmark)
     if not specs:
         print(f"error: unknown benchmark {args.benchmark!r}", file=sys.stderr)
         return 2
@@ -61,12 +60,10 @@ def run_freeze(args: argparse.Namespace) -> int:
 
 def run_verify(args: argparse.Namespace) -> int:
     from ..freeze import verify
-    from ..repo import RepositoryNotFound, repo_root
+    from ..repo import repo_root_or_report
 
-    try:
-        root = repo_root()
-    except RepositoryNotFound as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    root = repo_root_or_report()
+    if root is None:
         return 2
     ok, problems = verify(root)
     for protocol in ok:
