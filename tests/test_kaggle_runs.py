@@ -130,6 +130,31 @@ def test_reference_run_matches_the_facts_read_from_it(name: str, loaded: dict[st
     _check_run(loaded[name].run, EXPECTED[name])
 
 
+def test_reading_numbers_as_floats_gives_the_same_runs(reference_dir: Path) -> None:
+    """`load_run` decodes every number as a float and skips the Struct conversion: nothing may change."""
+    files = sorted(reference_dir.glob("*.run.json")) + [DATA / "synthetic_features.run.json"]
+    dict_results = 0
+    for file in files:
+        text = file.read_text(encoding="utf-8")
+        plain = parse_run(json.loads(text))
+        assert parse_run(json.loads(text, parse_int=float), numbers_are_floats=True) == plain, file.name
+        loaded = load_run(file).run
+        assert loaded == plain, file.name
+        for run in iter_runs(loaded):
+            if isinstance(run.result, DictResult):
+                dict_results += 1
+                assert not _holds_an_int(run.result.value), file.name
+    assert dict_results > 0
+
+
+def _holds_an_int(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(_holds_an_int(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_holds_an_int(item) for item in value)
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 @pytest.mark.parametrize(
     ("name", "version", "subtasks"),
     [("riddle_check.task.json", 3, []), ("qa_dataset.task.json", 1, []), ("structured_and_reasoning.task.json", 1, [])],

@@ -66,7 +66,7 @@ def load_run(path: StrPath) -> LoadedRun:
     file = Path(path)
     data, raw = _read_json(file)
     try:
-        run = parse_run(data)
+        run = parse_run(data, numbers_are_floats=True)
     except RunFormatError as exc:
         raise RunFileError(file, exc.message, exc.location) from exc
     except RecursionError as exc:
@@ -171,7 +171,8 @@ def _read_json(file: Path) -> tuple[object, bytes]:
     except UnicodeDecodeError as exc:
         raise RunFileError(file, f"not UTF-8 text (byte offset {exc.start}); kbench writes ASCII JSON") from exc
     try:
-        return json.loads(text), raw
+        # Every number as a float, as the protobuf behind the file holds them (`parse_run` relies on it).
+        return json.loads(text, parse_int=float), raw
     except json.JSONDecodeError as exc:
         hint = " (the file ends early: truncated?)" if _ran_out_of_input(text, exc) else ""
         raise RunFileError(file, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}{hint}") from exc

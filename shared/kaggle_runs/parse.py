@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator
 from datetime import datetime
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -61,11 +60,15 @@ class RunFormatError(ValueError):
         self.message = message
 
 
-def parse_run(data: object) -> Run:
-    """Build a `Run` from the decoded JSON of a `*.run.json` file."""
+def parse_run(data: object, *, numbers_are_floats: bool = False) -> Run:
+    """Build a `Run` from the decoded JSON of a `*.run.json` file.
+
+    `numbers_are_floats`: the JSON was decoded with `parse_int=float`, so a `dictResult` already
+    reads as the protobuf Struct it is and needs no conversion (what `load_run` does).
+    """
     if isinstance(data, dict) and "taskVersion" not in data and "versionNumber" in data:
         raise RunFormatError("", "this is a task file (*.task.json), not a run file (*.run.json)")
-    return _run(_Node.of(data, None))
+    return _run(_Node.of(data, None), numbers_are_floats)
 
 
 def parse_task_version(data: object) -> TaskVersion:
@@ -116,13 +119,17 @@ class _Node:
             return None
         return _Node.of(self.data[key], self, key)
 
-    def nodes(self, key: str) -> Iterator[_Node]:
-        value = self.data.get(key, [])
-        if not isinstance(value, list):
+    def nodes(self, key: str) -> list[_Node]:
+        value = self.data.get(key, ())
+        if not isinstance(value, list | tuple):
             raise RunFormatError(self.at(key), f"expected a JSON array, got {_kind(value)}")
+        if not value:
+            return []
         holder = _Node({}, self, key)  # names the array in locations: "<key>[<index>]"
-        for index, item in enumerate(value):
-            yield _Node.of(item, holder, index)
+        return [
+            _Node(item, holder, index) if type(item) is dict else _Node.of(item, holder, index)
+            for index, item in enumerate(value)
+        ]
 
     def text(self, key: str, default: str = "") -> str:
         value = self.opt_text(key)
@@ -149,6 +156,8 @@ class _Node:
         value = self.data.get(key)
         if value is None:
             return None
+        if type(value) is float and value.is_integer():  # the common case: `load_run` reads numbers as floats
+            return int(value)
         if isinstance(value, str) and _INT_TEXT.fullmatch(value):
             return int(value)
         if isinstance(value, float) and value.is_integer():
@@ -195,11 +204,11 @@ class _Node:
             raise RunFormatError(self.at(key), f"invalid timestamp {value!r}: {exc}") from exc
 
 
-def _run(node: _Node) -> Run:
+def _run(node: _Node, floats: bool) -> Run:
     task = node.child("taskVersion", "every run file names its task")
     model = node.node("modelVersion")
     node.require("state", "kbench always records the run state")
-    results = [_result(item) for item in node.nodes("results")]
+    results = [_result(item, floats) for item in node.nodes("results")]
     if not results:
         raise RunFormatError(node.at("results"), "missing or empty (kbench writes one result per run)")
     return Run(
@@ -211,7 +220,7 @@ def _run(node: _Node) -> Run:
         conversations=[_conversation(item) for item in node.nodes("conversations")],
         results=results,
         assertions=[_assertion(item) for item in node.nodes("assertions")],
-        subruns=[_run(item) for item in node.nodes("subruns")],
+        subruns=[_run(item, floats) for item in node.nodes("subruns")],
         py_run_id=node.text("pyRunId"),
         error_message=node.opt_text("errorMessage"),
         cached="conversations" not in node.data and "startTime" not in node.data,
@@ -250,6 +259,18 @@ def _request(node: _Node) -> Request:
 
 
 def _message(node: _Node) -> Message:
+    role = node.data.get("role")
+    if role is not None and role not in _ROLES:
+        raise RunFormatError(node.at("role"), f"unknown value {role!r} (expected CONTENT_ROLE_*)")
+    role_value = _ROLES[role] if role is not None else Role.UNSPECIFIED
+    sender = node.data.get("senderName", "")
+    parts = node.data.get("parts")
+    # What kbench writes for a plain text message: one part holding only its text. Read it in
+    # place; any other shape (or a wrong type, to be reported with its location) takes the loop.
+    if type(parts) is list and len(parts) == 1 and type(sender) is str:
+        part = parts[0]
+        if type(part) is dict and len(part) == 1 and type(part.get("text")) is str:
+            return Message(role=role_value, text=part["text"], sender_name=sender)
     texts: list[str] = []
     attachments: list[Attachment] = []
     for part in node.nodes("parts"):
@@ -275,11 +296,8 @@ def _message(node: _Node) -> Message:
             )
         # proto3 drops an empty `text`, so a part with nothing in it is an empty text.
         texts.append(part.text("text"))
-    role = node.data.get("role")
-    if role is not None and role not in _ROLES:
-        raise RunFormatError(node.at("role"), f"unknown value {role!r} (expected CONTENT_ROLE_*)")
     return Message(
-        role=_ROLES[role] if role is not None else Role.UNSPECIFIED,
+        role=role_value,
         text="".join(texts),
         sender_name=node.text("senderName"),
         attachments=attachments,
@@ -298,7 +316,7 @@ def _metrics(node: _Node) -> RequestMetrics:
     )
 
 
-def _result(node: _Node) -> RunResult:
+def _result(node: _Node, floats: bool) -> RunResult:
     kinds = [key for key in ("booleanResult", "numericResult", "dictResult") if key in node.data]
     if len(kinds) != 1:
         found = ", ".join(kinds) or "none"
@@ -320,6 +338,8 @@ def _result(node: _Node) -> RunResult:
             type=result_type,
         )
     struct = node.child("dictResult", "checked above")
+    if floats:
+        return DictResult(value=struct.data, type=result_type)
     try:  # a JSON round trip reads every number as a float at C speed; the walk below is the reference
         value = json.loads(json.dumps(struct.data), parse_int=float)
     except (TypeError, ValueError):
