@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,9 @@ from typing import Any
 import pytest
 
 from hallubench.cli import main
+from hallubench.kaggle_runs import load_runs
+from hallubench.rescore.engine import rescore_runs
+from hallubench.taskfile.reader import read_task_file
 
 from spine_demo import install_demo
 from support.openai_stub import Fault, OpenAIStub
@@ -93,6 +97,18 @@ def test_hosted_runs_verify_and_rescore(hosted: tuple[Path, Path], capsys: pytes
     out = capsys.readouterr().out
     assert "3/3" in out and "every prompt verified and every score agrees" in out
     assert "0.333 (agrees)" in out
+
+
+def test_the_frozen_protocols_share_of_the_time_is_measured_apart(hosted: tuple[Path, Path]) -> None:
+    """`protocol_cpu_s` (what scripts/bench/rescore.py reports beside the total) is part of the whole."""
+    task, runs = hosted
+    loaded, errors = load_runs(runs)
+    assert errors == []
+    started = time.process_time()
+    report = rescore_runs(read_task_file(task), [(item.run, str(item.path)) for item in loaded])
+    total = time.process_time() - started
+    assert len(report.rows) == 3
+    assert 0 < report.protocol_cpu_s < total
 
 
 def test_one_changed_character_is_named(

@@ -10,9 +10,11 @@ task file's glue.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 from ..hashing import sha256_text
 from ..kaggle_runs.model import DictResult, NumericResult, Role, Run, RunState
@@ -21,6 +23,7 @@ from .compare import differences
 from .replay import LoggedMessage, ReplayConversation
 
 HEADLINE_TOLERANCE = 1e-9
+_R = TypeVar("_R")
 
 
 @dataclass
@@ -78,6 +81,9 @@ class RescoreReport:
     file_errors: list[str] = field(default_factory=list)
     foreign_runs: list[str] = field(default_factory=list)
     duplicates: int = 0
+    # CPU seconds spent inside the frozen protocol (its `play`, row wrapper and `aggregate`): the
+    # part of a rescore that belongs to the benchmark's scorer rather than to rescoring itself.
+    protocol_cpu_s: float = 0.0
 
     @property
     def rows(self) -> list[RowOutcome]:
@@ -119,6 +125,14 @@ class Rescorer:
 
     def close(self) -> None:
         self.frozen.close()
+
+    def _in_protocol(self, call: Callable[[], _R]) -> _R:
+        """Run `call` (frozen protocol code), adding its CPU time to `protocol_cpu_s`."""
+        started = time.process_time()
+        try:
+            return call()
+        finally:
+            self.report.protocol_cpu_s += time.process_time() - started
 
     # -- case identification -------------------------------------------------
     def _case_for_prompt(self, text: str) -> str | None:
@@ -170,12 +184,15 @@ class Rescorer:
             local = rows.error_row(self.task.protocol_id, self.task.payload_sha256, case_id, "unverified", problem)
             return RowOutcome(source, model, case_id, run.state.value, False, problem, None, [], local, hosted)
         replay = ReplayConversation(messages, self.frozen.model_call_error)
-        local = rows.play_row(
-            self.frozen.entry.play,
-            self.cases[case_id],
-            replay,
-            protocol_id=self.task.protocol_id,
-            payload_sha256=self.task.payload_sha256,
+        local = self._in_protocol(
+            partial(
+                rows.play_row,
+                self.frozen.entry.play,
+                self.cases[case_id],
+                replay,
+                protocol_id=self.task.protocol_id,
+                payload_sha256=self.task.payload_sha256,
+            )
         )
         mismatch = replay.mismatch
         hosted_failed = run.state is RunState.ERRORED or (hosted is not None and hosted.get("verdict") == "error")
@@ -216,7 +233,8 @@ class Rescorer:
             hosted_headline = run.result.value if isinstance(run.result, NumericResult) else None
             local_headline = None
             if outcomes and len(outcomes) == len(run.subruns):
-                summary_of_rows = self.frozen.entry.aggregate([o.local_row for o in outcomes])
+                local_rows = [o.local_row for o in outcomes]
+                summary_of_rows = self._in_protocol(partial(self.frozen.entry.aggregate, local_rows))
                 local_headline = float(self.frozen.rows.headline_value(summary_of_rows))
             agrees = None
             if hosted_headline is not None and local_headline is not None:
@@ -235,7 +253,8 @@ class Rescorer:
         """Aggregate each model's rows with the frozen `aggregate`."""
         for summary in self.report.models.values():
             if summary.rows:
-                summary.metrics = self.frozen.entry.aggregate([row.local_row for row in summary.rows])
+                local_rows = [row.local_row for row in summary.rows]
+                summary.metrics = self._in_protocol(partial(self.frozen.entry.aggregate, local_rows))
         return self.report
 
 
