@@ -132,7 +132,7 @@ def test_reference_run_matches_the_facts_read_from_it(name: str, loaded: dict[st
 
 def test_reading_numbers_as_floats_gives_the_same_runs(reference_dir: Path) -> None:
     """`load_run` decodes every number as a float and skips the Struct conversion: nothing may change."""
-    files = sorted(reference_dir.glob("*.run.json")) + [DATA / "synthetic_features.run.json"]
+    files = [*sorted(reference_dir.glob("*.run.json")), DATA / "synthetic_features.run.json"]
     dict_results = 0
     for file in files:
         text = file.read_text(encoding="utf-8")

@@ -20,10 +20,11 @@ import json
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from hallubench.kaggle_runs import load_runs
+from hallubench.kaggle_runs import Run, RunFileError, load_run
 from hallubench.rescore.engine import rescore_runs
 from hallubench.taskfile.reader import FrozenProtocol, read_task_file
 
@@ -146,11 +147,26 @@ def main() -> int:
         parse_s = min(parse_times)
 
         task = read_task_file(TASK)
+        reading = [0.0]
+        errors: list[str] = []
+
+        def stream() -> Iterator[tuple[Run, str]]:
+            """The run files one at a time, as `hallubench rescore` reads them, timing the reading."""
+            for path in paths:
+                began = time.process_time()
+                try:
+                    item = load_run(path)
+                except RunFileError as exc:
+                    errors.append(str(exc))
+                    continue
+                finally:
+                    reading[0] += time.process_time() - began
+                yield item.run, str(item.path)
+
         started = time.process_time()
-        loaded, errors = load_runs(paths)
-        load_s = time.process_time() - started
-        report = rescore_runs(task, [(item.run, str(item.path)) for item in loaded], [str(e) for e in errors])
+        report = rescore_runs(task, stream(), errors)
         rescore_s = time.process_time() - started
+        load_s = reading[0]
 
     verified = sum(1 for row in report.rows if row.prompt_verified)
     agree = sum(1 for row in report.rows if row.score_agrees)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 EXIT_OK = 0
@@ -39,53 +40,97 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(handler=run)
 
 
-def _find_task(names: set[str]) -> Path | None:
+def _task_paths() -> dict[str, Path]:
+    """Task file of each stored-task and row-task name this checkout builds (empty outside one)."""
     from ..build import load_specs
     from ..repo import RepositoryNotFound, repo_root
 
     try:
         root = repo_root()
     except RepositoryNotFound:
-        return None
+        return {}
+    paths: dict[str, Path] = {}
     for spec in load_specs(root):
-        if {spec.task_name, f"{spec.stem}_row"} & names:
-            return root / spec.task_path
-    return None
+        paths[spec.task_name] = paths[f"{spec.stem}_row"] = root / spec.task_path
+    return paths
+
+
+def _rows_in(item: object) -> int:
+    from ..kaggle_runs import LoadedRun
+
+    return (len(item.run.subruns) or 1) if isinstance(item, LoadedRun) else 0
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..kaggle_runs import load_runs
+    from ..kaggle_runs import LoadedRun, Run, RunFileError, collect_run_files, iter_loaded
     from ..rescore.engine import rescore_runs
+    from ..rescore.progress import FileProgress
     from ..rescore.render import to_csv, to_json, to_markdown, to_text
     from ..rescore.reporters import benchmark_report, pictures_option
     from ..taskfile.reader import TaskFileError, read_task_file
 
-    loaded, errors = load_runs([Path(p) for p in args.paths])
+    files, errors = collect_run_files([Path(p) for p in args.paths])
     file_errors = [str(error) for error in errors]
-    if not loaded:
-        for error in file_errors:
-            print(f"error: {error}", file=sys.stderr)
-        print("error: no run file could be read", file=sys.stderr)
-        return EXIT_UNREADABLE if file_errors else EXIT_USAGE
-    task_path = args.task or _find_task({item.run.task.name for item in loaded})
+    progress = FileProgress(len(files), sys.stderr, enabled=not args.quiet)
+    items = iter_loaded(files)
+    # Without --task, read files until one names a task this checkout builds; they are kept.
+    early: list[LoadedRun | RunFileError] = []
+    names: set[str] = set()
+    task_path: Path | None = args.task
     if task_path is None:
-        names = ", ".join(sorted({item.run.task.name for item in loaded}))
-        print(f"error: no task file known for task(s) {names}; pass --task FILE", file=sys.stderr)
-        return EXIT_USAGE
+        known = _task_paths()
+        for item in items:
+            early.append(item)
+            progress.advance(_rows_in(item))
+            if isinstance(item, LoadedRun):
+                names.add(item.run.task.name)
+                task_path = known.get(item.run.task.name)
+                if task_path is not None:
+                    break
+    loaded = sum(isinstance(item, LoadedRun) for item in early)
+
+    def stream() -> Iterator[tuple[Run, str]]:
+        nonlocal loaded
+        for item in early:
+            if isinstance(item, LoadedRun):
+                yield item.run, str(item.path)
+            else:
+                file_errors.append(str(item))
+        for item in items:
+            progress.advance(_rows_in(item))
+            if isinstance(item, LoadedRun):
+                loaded += 1
+                yield item.run, str(item.path)
+            else:
+                file_errors.append(str(item))
+
+    if task_path is None:
+        progress.close()
+        if loaded:
+            known_names = ", ".join(sorted(names))
+            print(f"error: no task file known for task(s) {known_names}; pass --task FILE", file=sys.stderr)
+            return EXIT_USAGE
+        return _nothing_read(file_errors + [str(item) for item in early])
     try:
         task = read_task_file(task_path)
     except TaskFileError as exc:
+        progress.close()
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    report = rescore_runs(task, [(item.run, str(item.path)) for item in loaded], file_errors)
-    rows_by_model = {
-        model: [row.local_row for row in summary.rows if row.prompt_verified]
-        for model, summary in report.models.items()
-    }
+    report = rescore_runs(task, stream(), file_errors)
+    progress.close()
+    if not loaded:
+        return _nothing_read(report.file_errors)
+    verified = {model: [row for row in summary.rows if row.prompt_verified] for model, summary in report.models.items()}
+    rows_by_model = {model: [row.local_row for row in rows] for model, rows in verified.items()}
     extra = None
     if any(rows_by_model.values()):
         extra = benchmark_report(
-            task.protocol_id, rows_by_model, pictures_dir=pictures_option(args.pictures), humans=tuple(args.human)
+            task.protocol_id,
+            rows_by_model,
+            hosted_by_model={model: [row.hosted_row for row in rows] for model, rows in verified.items()},
+            pictures_dir=pictures_option(args.pictures),
+            humans=tuple(args.human),
         )
     text = to_text(report, show_metrics=extra is None)
     if not args.quiet:
@@ -118,3 +163,10 @@ def run(args: argparse.Namespace) -> int:
         print("error: none of the run files belongs to this task", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_OK
+
+
+def _nothing_read(file_errors: list[str]) -> int:
+    for error in file_errors:
+        print(f"error: {error}", file=sys.stderr)
+    print("error: no run file could be read", file=sys.stderr)
+    return EXIT_UNREADABLE if file_errors else EXIT_USAGE

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeAlias
@@ -97,28 +97,46 @@ def load_runs(paths: StrPath | Iterable[StrPath]) -> tuple[list[LoadedRun], list
     files named explicitly are loaded whatever their name. A missing path, a directory without
     run files, or a file that does not load becomes a `RunFileError` in the second list; the
     other files still load. A file reached twice is loaded once. Order: as given, directory
-    contents sorted by path.
+    contents sorted by path. Holds every run in memory: `collect_run_files` + `iter_loaded`
+    read one file at a time.
     """
-    roots = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
+    files, errors = collect_run_files(paths)
     loaded: list[LoadedRun] = []
+    for item in iter_loaded(files):
+        if isinstance(item, RunFileError):
+            errors.append(item)
+        else:
+            loaded.append(item)
+    return loaded, errors
+
+
+def collect_run_files(paths: StrPath | Iterable[StrPath]) -> tuple[list[Path], list[RunFileError]]:
+    """The run files named or found under `paths`, each once, in `load_runs` order; paths that give none are errors."""
+    roots = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
+    files: list[Path] = []
     errors: list[RunFileError] = []
     seen: set[Path] = set()
     for root in roots:
         try:
-            files = find_run_files(root)
+            found = find_run_files(root)
         except RunFileError as exc:
             errors.append(exc)
             continue
-        for file in files:
+        for file in found:
             key = file.resolve()
-            if key in seen:
-                continue
-            seen.add(key)
-            try:
-                loaded.append(load_run(file))
-            except RunFileError as exc:
-                errors.append(exc)
-    return loaded, errors
+            if key not in seen:
+                seen.add(key)
+                files.append(file)
+    return files, errors
+
+
+def iter_loaded(files: Iterable[Path]) -> Iterator[LoadedRun | RunFileError]:
+    """Load the files one at a time: a run, or the error that file gave (the next file is still read)."""
+    for file in files:
+        try:
+            yield load_run(file)
+        except RunFileError as exc:
+            yield exc
 
 
 def find_run_files(path: StrPath) -> list[Path]:

@@ -72,12 +72,28 @@ def markdown_report(result: Mapping[str, Any], *, model: str = "") -> str:
     return "\n".join(lines) + "\n"
 
 
-def rescore_report(rows_by_model: Mapping[str, Sequence[dict[str, Any]]]) -> dict[str, Any]:
-    """`hallubench rescore`'s hallucinated-packages section: the three rates per model, with denominators."""
+def rescore_report(
+    rows_by_model: Mapping[str, Sequence[dict[str, Any]]],
+    hosted_by_model: Mapping[str, Sequence[dict[str, Any] | None]] | None = None,
+) -> dict[str, Any]:
+    """`hallubench rescore`'s hallucinated-packages section: the three rates per model, with denominators.
+
+    With the hosted rows (aligned with the re-scored ones), names whose existence changed since
+    the run are listed first: a name registered since is a possible slopsquat.
+    """
+    from .registry_changes import change_lines, registry_changes
     from .scoring import aggregate_rows
 
     results = {model: aggregate_rows(list(rows)) for model, rows in sorted(rows_by_model.items())}
+    changes = [
+        change
+        for model, rows in sorted(rows_by_model.items())
+        for change in registry_changes(zip(rows, (hosted_by_model or {}).get(model, ()), strict=False), model=model)
+    ]
     markdown = "\n".join(markdown_report(result, model=model) for model, result in results.items())
+    if changes:
+        heading = f"## Registry changes since the hosted run ({len(changes)})"
+        markdown = "\n".join([heading, "", *change_lines(changes), "", markdown])
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["model", "level", "rate", "value", "numerator", "denominator", "ci_low", "ci_high", "unverified"])
@@ -99,4 +115,5 @@ def rescore_report(rows_by_model: Mapping[str, Sequence[dict[str, Any]]]) -> dic
                     rate["unverified"],
                 ]
             )
-    return {"text": markdown, "markdown": markdown, "json": results, "csv": buffer.getvalue()}
+    data: dict[str, Any] = {"models": results, "registry_changes": changes}
+    return {"text": markdown, "markdown": markdown, "json": data, "csv": buffer.getvalue()}

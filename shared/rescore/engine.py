@@ -258,12 +258,23 @@ class Rescorer:
         return self.report
 
 
-def rescore_runs(task: TaskFile, runs: Iterable[tuple[Run, str]], file_errors: Sequence[str] = ()) -> RescoreReport:
-    """Rescore loaded runs (each with a label naming its file) against `task`."""
+def rescore_runs(task: TaskFile, runs: Iterable[tuple[Run, str]], file_errors: Iterable[str] = ()) -> RescoreReport:
+    """Rescore loaded runs (each with a label naming its file) against `task`.
+
+    `runs` may be a generator that loads files one at a time: each stored-task run is rescored
+    as it arrives and then let go, so memory holds one run file plus the rows' results; loose
+    row runs are kept and rescored after every stored-task run (so a row that also sits inside a
+    parent counts once, for its parent). `file_errors` is read after `runs` is exhausted.
+    """
     rescorer = Rescorer(task)
     try:
-        ordered = sorted(runs, key=lambda item: item[0].task.name != task.task_name)  # parents first
-        for run, source in ordered:
+        loose: list[tuple[Run, str]] = []
+        for run, source in runs:
+            if run.task.name == task.task_name:
+                rescorer.add_run(run, source)
+            else:
+                loose.append((run, source))
+        for run, source in loose:
             rescorer.add_run(run, source)
         report = rescorer.finish()
     finally:
