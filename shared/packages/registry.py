@@ -15,12 +15,13 @@ Why this shape:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
 import json
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote
 
 import httpx
@@ -217,10 +218,15 @@ class RegistryClient:
 
     async def _get_once(self, url: str, headers: Mapping[str, str] | None, max_bytes: int | None) -> Fetched:
         assert self._http is not None
-        async with self._http.stream("GET", url, headers=dict(headers or {})) as response:
+        async with (
+            self._http.stream("GET", url, headers=dict(headers or {})) as response,
+            # Closed here, in this task, even when the cap stops the read: left to the garbage
+            # collector, httpcore's body stream would be closed from another task or no loop at all.
+            contextlib.aclosing(cast("AsyncGenerator[bytes, None]", response.aiter_bytes())) as body,
+        ):
             chunks: list[bytes] = []
             size = 0
-            async for chunk in response.aiter_bytes():
+            async for chunk in body:
                 size += len(chunk)
                 self.bytes_read += len(chunk)
                 if max_bytes is not None and size > max_bytes:
