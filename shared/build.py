@@ -20,7 +20,7 @@ from .hashing import canonical_json, sha256_text
 from .lockfile import read_lock
 from .specs import ProtocolSpec
 from .taskfile.closure import module_closure
-from .taskfile.reader import FrozenProtocol, parse_task_file_text
+from .taskfile.reader import FrozenProtocol, parse_task_file_text, read_task_file
 from .taskfile.writer import render_task_file
 
 CORE_ALWAYS = (PurePosixPath("rows.py"), PurePosixPath("embedding.py"))
@@ -99,13 +99,28 @@ def golden_hashes(task_text: str, path: Path) -> dict[str, str]:
         return {str(case["id"]): sha256_text(frozen.entry.render(case)) for case in task.cases}
 
 
-def build_protocol(root: Path, spec: ProtocolSpec) -> BuiltProtocol:
-    """Render every file of one protocol version in memory."""
+def embedded_sources(root: Path, spec: ProtocolSpec) -> dict[str, str]:
+    """The `shared/` modules a build of `spec` embeds today, by path relative to `shared/`."""
     shared = root / "shared"
     paths = set(module_closure(shared, PurePosixPath(spec.entry)))
     for core in CORE_ALWAYS:
         paths.update(module_closure(shared, core))
-    sources = _read_sources(root, sorted(paths, key=str))
+    return _read_sources(root, sorted(paths, key=str))
+
+
+def drifted_modules(root: Path, spec: ProtocolSpec) -> list[str]:
+    """Embedded modules of a frozen task file that `shared/` has changed, added or removed since.
+
+    The frozen file keeps its code; these changes reach hosted runs only in a new version.
+    """
+    frozen = read_task_file(root / spec.task_path).modules
+    current = embedded_sources(root, spec)
+    return sorted(path for path in frozen.keys() | current.keys() if frozen.get(path) != current.get(path))
+
+
+def build_protocol(root: Path, spec: ProtocolSpec) -> BuiltProtocol:
+    """Render every file of one protocol version in memory."""
+    sources = embedded_sources(root, spec)
     if spec.cases_factory:
         cases = _call_factory(root, spec.cases_factory)
     else:

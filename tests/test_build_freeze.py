@@ -97,10 +97,16 @@ def test_freeze_locks_tags_and_verify_guards(demo_repo: Path, capsys: pytest.Cap
     ).stdout
     assert task_sha in message
     assert main(["verify"]) == 0
-    # frozen protocols are never rebuilt, even when their sources change
+    capsys.readouterr()
+    assert main(["build", "--check", "demo"]) == 0
+    assert capsys.readouterr().out == "demo/v1: frozen, not rebuilt\n"
+    # frozen protocols are never rebuilt, even when their sources change; the change is named
     entry = demo_repo / "shared" / "demo" / "task_v1.py"
     entry.write_text(entry.read_text().replace("nothing else", "nothing more"), encoding="utf-8")
     assert main(["build", "--check", "demo"]) == 0
+    out = capsys.readouterr().out
+    assert "demo/v1: frozen, not rebuilt; shared/ has changed 1 of its embedded modules since (demo/task_v1.py)" in out
+    assert "only a new version ships the change" in out
     assert main(["freeze", "demo"]) == 2
     # one changed byte in the locked file fails verify and names the file
     path = _task(demo_repo)

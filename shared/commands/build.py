@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..specs import ProtocolSpec
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     todo = unfrozen(root, specs)
     for spec in specs:
         if spec not in todo:
-            print(f"{spec.protocol_id}: frozen, not rebuilt")
+            print(f"{spec.protocol_id}: frozen, not rebuilt{_drift_note(root, spec)}")
     failed = False
     stale_total = 0
     for spec in todo:
@@ -72,3 +77,21 @@ def run(args: argparse.Namespace) -> int:
     if failed:
         return 2
     return 1 if stale_total else 0
+
+
+def _drift_note(root: Path, spec: ProtocolSpec) -> str:
+    """Says which embedded modules `shared/` has changed since the freeze (they ship only in a new version)."""
+    from ..build import drifted_modules
+    from ..taskfile.reader import TaskFileError
+
+    try:
+        drifted = drifted_modules(root, spec)
+    except (TaskFileError, OSError) as exc:
+        return f" (cannot compare with shared/: {exc})"
+    if not drifted:
+        return ""
+    shown = ", ".join(drifted[:4]) + (f" and {len(drifted) - 4} more" if len(drifted) > 4 else "")
+    return (
+        f"; shared/ has changed {len(drifted)} of its embedded modules since ({shown}): "
+        f"the frozen file keeps its code; only a new version ships the change"
+    )
