@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -22,7 +20,7 @@ from hallubench.rescore.engine import rescore_runs
 from hallubench.taskfile.reader import read_task_file
 
 from spine_demo import install_demo
-from support.openai_stub import Fault, OpenAIStub
+from support.hosted import run_like_kaggle
 
 pytest.importorskip("kaggle_benchmarks")
 
@@ -34,27 +32,6 @@ def _echo(messages: list[dict[str, Any]]) -> str:
     if "capital letters" in last:
         return "APPLE"
     return "apple"
-
-
-def run_task_file(
-    task: Path,
-    out: Path,
-    replies: Callable[[list[dict[str, Any]]], str],
-    faults: int = 0,
-    extra_env: dict[str, str] | None = None,
-) -> OpenAIStub:
-    out.mkdir(parents=True, exist_ok=True)
-    with OpenAIStub(replies=replies, model="stub/model-a") as stub:
-        if faults:
-            stub.add_faults(*[Fault.status(500)] * faults)
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("MODEL_PROXY", "LLM"))}
-        env.update(MODEL_PROXY_URL=stub.proxy_url, MODEL_PROXY_API_KEY="dummy", LLM_DEFAULT="stub/model-a")
-        env.update(extra_env or {})
-        done = subprocess.run(
-            [sys.executable, str(task)], cwd=out, env=env, capture_output=True, text=True, timeout=300
-        )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return stub
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +49,7 @@ def hosted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     finally:
         del os.environ["HALLUBENCH_ROOT"]
     runs = base / "runs"
-    stub = run_task_file(root / "tasks" / "demo_v1.py", runs, _echo)
+    stub = run_like_kaggle(root / "tasks" / "demo_v1.py", runs, _echo)
     sent = [m for request in stub.chat_messages() for m in request if m["role"] == "user"]
     assert any("reply with the single word 'river'" in m["content"] for m in sent)
     return root / "tasks" / "demo_v1.py", runs
@@ -174,7 +151,7 @@ def test_a_failed_model_call_is_an_error_row_that_still_verifies(
     hosted: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # openai retries a 500 twice: three faults make the first call of the first case fail for good
-    run_task_file(hosted[0], tmp_path / "faulty", _echo, faults=3)
+    run_like_kaggle(hosted[0], tmp_path / "faulty", _echo, faults=3)
     json_out = tmp_path / "report.json"
     assert main(["rescore", str(tmp_path / "faulty"), "--task", str(hosted[0]), "--json", str(json_out)]) == 0
     report = json.loads(json_out.read_text())
@@ -186,7 +163,7 @@ def test_a_failed_model_call_is_an_error_row_that_still_verifies(
 
 
 def test_local_case_selection_runs_only_matching_cases(hosted: tuple[Path, Path], tmp_path: Path) -> None:
-    stub = run_task_file(hosted[0], tmp_path / "some", _echo, extra_env={"HALLUBENCH_CASES": "w-r*,w-0"})
+    stub = run_like_kaggle(hosted[0], tmp_path / "some", _echo, env={"HALLUBENCH_CASES": "w-r*,w-0"})
     first_prompts = [m["content"] for request in stub.chat_messages() for m in request[1:2]]
     assert sorted({p.split(":")[0] for p in first_prompts}) == ["Case w-0", "Case w-river"]
     assert main(["rescore", str(tmp_path / "some"), "--task", str(hosted[0])]) == 0
@@ -212,7 +189,7 @@ def test_undefined_rates_do_not_stop_kbench_from_storing_the_run(tmp_path: Path)
     finally:
         del os.environ["HALLUBENCH_ROOT"]
     runs = tmp_path / "runs"
-    run_task_file(root / "tasks" / "demo_v1.py", runs, _echo)
+    run_like_kaggle(root / "tasks" / "demo_v1.py", runs, _echo)
     parent = json.loads((runs / PARENT).read_text())
     assert parent["results"][0]["numericResult"] == {}  # stored as 0.0
     assert parent["subruns"][0]["results"][0]["dictResult"]["scores"]["ratio"] is None

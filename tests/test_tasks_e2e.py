@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
-import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,7 +17,7 @@ import pytest
 from hallubench.build import load_specs
 from hallubench.cli import main
 
-from support.openai_stub import OpenAIStub
+from support.hosted import run_like_kaggle
 
 pytest.importorskip("kaggle_benchmarks")
 
@@ -90,19 +88,7 @@ def test_task_file_runs_under_kbench_and_rescore_verifies(
 ) -> None:
     task = ROOT / spec.task_path
     with _environment(spec.benchmark) as extra:
-        with OpenAIStub(replies=REPLIES[spec.benchmark], model="stub/model-a") as stub:
-            env = {k: v for k, v in os.environ.items() if not k.startswith(("MODEL_PROXY", "LLM"))}
-            env.update(
-                MODEL_PROXY_URL=stub.proxy_url,
-                MODEL_PROXY_API_KEY="dummy",
-                LLM_DEFAULT="stub/model-a",
-                HALLUBENCH_LIMIT="3",
-                **extra,
-            )
-            done = subprocess.run(
-                [sys.executable, str(task)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
-            )
-        assert done.returncode == 0, done.stderr[-3000:]
+        run_like_kaggle(task, tmp_path, REPLIES[spec.benchmark], env={"HALLUBENCH_LIMIT": "3", **extra})
         assert len(list(tmp_path.glob("*.task.json"))) == 1, "exactly one stored task"
         parents = list(tmp_path.glob(f"{spec.task_name}-*.run.json"))
         assert len(parents) == 1

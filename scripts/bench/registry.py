@@ -32,6 +32,7 @@ from typing import Any
 
 import httpx
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))  # support.loopback, the fakes' server
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "packages"))
 
 from registry_server import FakeRegistry, settings_for

@@ -15,13 +15,12 @@ Why this shape:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import email.utils
 import json
 import time
-from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 from urllib.parse import quote
 
 import httpx
@@ -218,24 +217,28 @@ class RegistryClient:
 
     async def _get_once(self, url: str, headers: Mapping[str, str] | None, max_bytes: int | None) -> Fetched:
         assert self._http is not None
-        async with (
-            self._http.stream("GET", url, headers=dict(headers or {})) as response,
-            # Closed here, in this task, even when the cap stops the read: left to the garbage
-            # collector, httpcore's body stream would be closed from another task or no loop at all.
-            contextlib.aclosing(cast("AsyncGenerator[bytes, None]", response.aiter_bytes())) as body,
-        ):
+        async with self._http.stream("GET", url, headers=dict(headers or {})) as response:
+            declared = response.headers.get("Content-Length", "")
+            if max_bytes is not None and declared.isdigit() and int(declared) > max_bytes:
+                # Refused before reading: stopping an httpx body iteration part way leaves httpcore's
+                # inner generator to the garbage collector, which closes it outside its task.
+                return self._capped(response, max_bytes)
             chunks: list[bytes] = []
             size = 0
-            async for chunk in body:
+            async for chunk in response.aiter_bytes():
                 size += len(chunk)
                 self.bytes_read += len(chunk)
-                if max_bytes is not None and size > max_bytes:
-                    note = f"body exceeds the byte cap of {max_bytes} bytes; stopped reading"
-                    ev = Evidence(str(response.url), response.status_code, utc_now(), note)
-                    return Fetched(str(response.url), response.status_code, b"", response.headers, (ev,), note)
+                if max_bytes is not None and size > max_bytes:  # no or a wrong Content-Length
+                    return self._capped(response, max_bytes)
                 chunks.append(chunk)
             ev = Evidence(str(response.url), response.status_code, utc_now(), "")
             return Fetched(str(response.url), response.status_code, b"".join(chunks), response.headers, (ev,))
+
+    @staticmethod
+    def _capped(response: httpx.Response, max_bytes: int) -> Fetched:
+        note = f"body exceeds the byte cap of {max_bytes} bytes; stopped reading"
+        ev = Evidence(str(response.url), response.status_code, utc_now(), note)
+        return Fetched(str(response.url), response.status_code, b"", response.headers, (ev,), note)
 
     # ------------------------------------------------------------------ package verdicts
     async def package(self, ecosystem: str, name: str) -> PackageVerdict:

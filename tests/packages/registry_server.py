@@ -24,12 +24,14 @@ import time
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from hallubench.packages.settings import RegistrySettings
+
+from support.loopback import LoopbackServer
 
 SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
 DEFAULT_TIME = "2020-01-01T00:00:00Z"
@@ -90,29 +92,19 @@ class FakeRegistry:
         self.inflight = 0
         self.max_inflight = 0
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._http = LoopbackServer(_make_handler(self), name="fake-registry")
 
     # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> FakeRegistry:
-        handler = _make_handler(self)
-        self._server = _Server(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
-        self._server.block_on_close = False
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
-        self._thread.start()
+        self._http.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+        self._http.stop()
 
     @property
     def base_url(self) -> str:
-        assert self._server is not None
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return self._http.base_url
 
     def settings(self, **overrides: Any) -> RegistrySettings:
         return settings_for(self.base_url, **overrides)
@@ -274,11 +266,6 @@ def _write_targz(path: Path, members: Mapping[str, bytes]) -> None:
             info.mtime = 0
             tf.addfile(info, io.BytesIO(data))
     path.write_bytes(buffer.getvalue())
-
-
-class _Server(ThreadingHTTPServer):
-    # socketserver's default listen backlog of 5 drops bursts of concurrent connects (1 s SYN retry).
-    request_queue_size = 256
 
 
 def _make_handler(registry: FakeRegistry) -> type[BaseHTTPRequestHandler]:

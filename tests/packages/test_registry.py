@@ -225,3 +225,18 @@ def test_live_yaml_exists_via_pyyaml_and_a_fake_name_is_missing() -> None:
     assert verdict.first_upload is not None
     assert check(settings, "pypi", "pygeo-tilesmith").verdict == "missing"
     assert check(settings, "npm", "express").verdict == "exists"
+
+
+def test_a_body_declared_over_the_cap_is_refused_before_reading(fake_registry: FakeRegistry) -> None:
+    """Content-Length over the cap: nothing is read (and no body iteration is abandoned half way,
+    which leaves httpcore's inner generator to be closed by the garbage collector, outside its task)."""
+    path = fake_registry.add_wheel("bulky", "1.0", {"bulky/blob.bin": bytes(range(256)) * 4000})
+
+    async def go() -> tuple[Any, int]:
+        async with RegistryClient(fake_registry.settings()) as client:
+            fetched = await client.fetch(f"{fake_registry.base_url}/files/{path.name}", max_bytes=1000)
+            return fetched, client.bytes_read
+
+    fetched, bytes_read = asyncio.run(go())
+    assert fetched.error == "body exceeds the byte cap of 1000 bytes; stopped reading"
+    assert fetched.content == b"" and bytes_read == 0

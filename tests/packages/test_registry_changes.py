@@ -8,9 +8,6 @@ registry, registers the invented name afterwards, and rescores.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +19,7 @@ from hallubench.build import load_specs
 from hallubench.cli import main
 from hallubench.packages.registry_changes import REGISTERED_SINCE, change_lines, registry_changes
 
-from support.openai_stub import OpenAIStub
+from support.hosted import run_like_kaggle
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES: list[dict[str, Any]] = json.loads(
@@ -49,23 +46,10 @@ def test_a_name_registered_after_the_run_is_named_by_rescore(
     spec = max((s for s in load_specs(ROOT) if s.benchmark == "hallucinated-packages"), key=lambda s: s.version)
     task = ROOT / spec.task_path
     runs = tmp_path / "runs"
-    runs.mkdir()
     with FakeRegistry(tmp_path / "registry") as registry:
         populate(registry)
         urls = {"HALLUBENCH_PYPI_URL": registry.base_url, "HALLUBENCH_NPM_URL": f"{registry.base_url}/npm"}
-        with OpenAIStub(replies=lambda messages: SLOP_REPLY, model="stub/model-a") as stub:
-            env = {k: v for k, v in os.environ.items() if not k.startswith(("MODEL_PROXY", "LLM"))}
-            env.update(
-                MODEL_PROXY_URL=stub.proxy_url,
-                MODEL_PROXY_API_KEY="dummy",
-                LLM_DEFAULT="stub/model-a",
-                HALLUBENCH_LIMIT="1",
-                **urls,
-            )
-            done = subprocess.run(
-                [sys.executable, str(task)], cwd=runs, env=env, capture_output=True, text=True, timeout=600
-            )
-        assert done.returncode == 0, done.stderr[-3000:]
+        run_like_kaggle(task, runs, SLOP_REPLY, env={"HALLUBENCH_LIMIT": "1", **urls})
         for name, value in urls.items():
             monkeypatch.setenv(name, value)
         report = tmp_path / "report.json"

@@ -64,9 +64,14 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from types import TracebackType
 from typing import Any
+
+try:
+    from support.loopback import LoopbackServer
+except ImportError:  # run as a script (`python tests/support/openai_stub.py`): its own folder is on sys.path
+    from loopback import LoopbackServer  # type: ignore[no-redef]
 
 Message = dict[str, Any]
 ReplyScript = str | Sequence[str] | Callable[[list[Message]], str]
@@ -119,27 +124,17 @@ class OpenAIStub:
         self._faults: deque[Fault] = deque()
         self._lock = threading.Lock()
         self._requests: list[RecordedRequest] = []
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._http = LoopbackServer(_handler_for(self), name="openai-stub")
         self._completion_counter = 0
 
     # -- lifecycle -------------------------------------------------------------------------
 
     def start(self) -> OpenAIStub:
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="openai-stub", daemon=True)
-        self._thread.start()
+        self._http.start()
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
+        self._http.stop()
 
     def __enter__(self) -> OpenAIStub:
         return self.start()
@@ -156,9 +151,7 @@ class OpenAIStub:
 
     @property
     def port(self) -> int:
-        if self._server is None:
-            raise RuntimeError("the stub is not running")
-        return int(self._server.server_address[1])
+        return self._http.port
 
     @property
     def root_url(self) -> str:
@@ -344,7 +337,7 @@ class _StubHandler(BaseHTTPRequestHandler):
 def _serve_forever(argv: Sequence[str] | None = None) -> int:
     """`python tests/support/openai_stub.py`: a fixed-reply stub for manual experiments."""
     import argparse
-    import http.server
+    import contextlib
 
     parser = argparse.ArgumentParser(description="OpenAI-compatible stub on 127.0.0.1 with a fixed reply.")
     parser.add_argument("--reply", default="ok", help="the reply to every chat completion (default 'ok')")
@@ -357,14 +350,9 @@ def _serve_forever(argv: Sequence[str] | None = None) -> int:
         return str(args.reply)
 
     stub = OpenAIStub(replies=echo, model=args.model)
-    stub._server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), _handler_for(stub))
-    print(f"ready {stub.base_url}", flush=True)
-    try:
-        stub._server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        stub._server.server_close()
+    server = LoopbackServer(_handler_for(stub), port=args.port, name="openai-stub")
+    with contextlib.suppress(KeyboardInterrupt):
+        server.serve_in_foreground(lambda url: print(f"ready {url}/v1", flush=True))
     return 0
 
 

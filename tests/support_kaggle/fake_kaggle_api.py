@@ -18,8 +18,10 @@ import json
 import threading
 import zipfile
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from support.loopback import LoopbackServer
 
 TEST_PORT = 7777
 TASKS_SERVICE = "benchmarks.BenchmarkTasksApiService"
@@ -89,8 +91,7 @@ class FakeKaggleApi:
         self.runs: list[FakeRun] = []
         self.calls: list[RecordedCall] = []
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._http: LoopbackServer | None = None
 
     # -- state that tests set up --------------------------------------------------------
 
@@ -113,18 +114,13 @@ class FakeKaggleApi:
     def start(self) -> FakeKaggleApi:
         """Listen on 127.0.0.1:port (0: any free port); raises OSError when the port is taken."""
         handler = type("Handler", (_Handler,), {"fake": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), handler)
-        self.port = self._server.server_address[1]  # the real one when 0 asked for any free port
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self._thread.start()
+        self._http = LoopbackServer(handler, port=self.port, name="fake-kaggle-api").start()
+        self.port = self._http.port  # the real one when 0 asked for any free port
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        if self._http is not None:
+            self._http.stop()
 
     def __enter__(self) -> FakeKaggleApi:
         return self.start()
