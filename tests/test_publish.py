@@ -144,7 +144,9 @@ def test_bad_dataset_name_is_refused(capsys: pytest.CaptureFixture[str]) -> None
 
 def test_unknown_task_name_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["push", "no-such-protocol", "--dry-run"]) == 2
-    assert "neither a task .py file nor a protocol" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "unknown task 'no-such-protocol': give a path to a .py task file or a protocol (" in err
+    assert "hallumaze" in err
 
 
 # -- pushes through the real client to the loopback fake ------------------------------------

@@ -13,6 +13,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..task_lookup import TaskNotFound
+
 EXIT_KAGGLE_ERROR = 1
 EXIT_INVALID = 2
 EXIT_CREDENTIALS = 3
@@ -116,35 +118,19 @@ class TaskTarget:
     protocol_slug_source: str | None = None
 
 
-class TaskNotFound(Exception):
-    """TASK names neither a file nor exactly one protocol."""
-
-
 def resolve_task(task: str, *, allow_slug: bool) -> TaskTarget:
-    """A path to a .py file, else a protocol from `hallubench.specs.find`, else (if allowed) a slug."""
-    candidate = Path(task)
-    if candidate.suffix == ".py" or candidate.is_file():
-        if not candidate.is_file():
-            raise TaskNotFound(f"no such task file: {task}")
-        return TaskTarget(candidate)
-    from .. import specs
+    """A task file or one protocol (`hallubench.task_lookup`), else (if allowed) a Kaggle slug."""
+    from ..task_lookup import find_task
 
-    matches = specs.find(task)
-    if len(matches) > 1:
-        ids = ", ".join(spec.protocol_id for spec in matches)
-        raise TaskNotFound(f"`{task}` matches several protocols ({ids}); name one, e.g. `{matches[-1].protocol_id}`")
-    if matches:
-        from ..repo import RepositoryNotFound, repo_root
-
-        spec = matches[0]
-        try:
-            path = repo_root() / spec.task_path
-        except RepositoryNotFound as error:
-            raise TaskNotFound(f"{spec.protocol_id}: {error}") from error
-        return TaskTarget(Path(path), spec.protocol_id, spec.task_name)
-    if allow_slug:
-        return TaskTarget(None)
-    raise TaskNotFound(f"`{task}` is neither a task .py file nor a protocol known to hallubench.specs")
+    try:
+        found = find_task(task, newest_of_several=False)
+    except TaskNotFound as error:
+        if allow_slug and type(error) is TaskNotFound:  # no file and no protocol by that name: a Kaggle slug
+            return TaskTarget(None)
+        raise
+    if found.spec is None:
+        return TaskTarget(found.path)
+    return TaskTarget(found.path, found.spec.protocol_id, found.spec.task_name)
 
 
 def _error(message: str) -> None:

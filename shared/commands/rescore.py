@@ -27,7 +27,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="run files or directories")
-    parser.add_argument("--task", type=Path, help="the task file the runs came from (default: found by task name)")
+    parser.add_argument(
+        "--task",
+        metavar="TASK",
+        help="the task file the runs came from, as a path or a protocol (hallumaze/v2); default: found by task name",
+    )
     parser.add_argument("--json", type=Path, metavar="OUT", help="write the full report as JSON")
     parser.add_argument("--markdown", type=Path, metavar="OUT", help="write the report as Markdown")
     parser.add_argument("--csv", type=Path, metavar="OUT", help="write the benchmark's per-model table as CSV")
@@ -67,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
     from ..rescore.progress import FileProgress
     from ..rescore.render import to_csv, to_json, to_markdown, to_text
     from ..rescore.reporters import benchmark_report, pictures_option
+    from ..task_lookup import TaskNotFound, find_task
     from ..taskfile.reader import TaskFileError, read_task_file
 
     files, errors = collect_run_files([Path(p) for p in args.paths])
@@ -76,7 +81,14 @@ def run(args: argparse.Namespace) -> int:
     # Without --task, read files until one names a task this checkout builds; they are kept.
     early: list[LoadedRun | RunFileError] = []
     names: set[str] = set()
-    task_path: Path | None = args.task
+    task_path: Path | None = None
+    if args.task is not None:
+        try:
+            task_path = find_task(args.task).require_built()
+        except TaskNotFound as error:
+            progress.close()
+            print(f"error: {error}", file=sys.stderr)
+            return EXIT_USAGE
     if task_path is None:
         known = _task_paths()
         for item in items:

@@ -85,32 +85,14 @@ def _error(message: str) -> int:
 
 
 def resolve_task_file(task: str) -> Path:
-    """A path as given, or the newest version's task file of a registry name."""
+    """A path as given, or the newest version's task file of a protocol name."""
     from ..runner import RunnerError
-
-    as_path = Path(task)
-    if task.endswith(".py") or as_path.is_file():
-        if not as_path.is_file():
-            raise RunnerError(f"task file not found: {task}")
-        return as_path
-    from ..build import load_specs
-    from ..repo import RepositoryNotFound, repo_root
-    from ..specs import matching
+    from ..task_lookup import TaskNotFound, find_task
 
     try:
-        root = repo_root()
-    except RepositoryNotFound as error:
-        raise RunnerError(f"{task!r} is not a file, and {error}") from None
-    protocols = load_specs(root)  # the checkout's registry, as build and freeze use it
-    matches = matching(protocols, task)
-    if not matches:
-        known = sorted({spec.benchmark for spec in protocols})
-        listing = ", ".join(known) if known else "none registered yet"
-        raise RunnerError(f"unknown task {task!r}: give a path to a .py task file or a registry name ({listing})")
-    path = root / matches[-1].task_path
-    if not path.is_file():
-        raise RunnerError(f"task file not found: {path} (run `hallubench build {matches[-1].benchmark}` first)")
-    return path
+        return find_task(task).require_built()
+    except TaskNotFound as error:
+        raise RunnerError(str(error)) from None
 
 
 def handle(args: argparse.Namespace) -> int:
