@@ -33,7 +33,7 @@ def test_a_path_is_taken_as_it_is(tmp_path: Path) -> None:
     task = tmp_path / "mine.py"
     task.write_text("pass\n", encoding="utf-8")
     assert find_task(str(task)).path == task and find_task(str(task)).spec is None
-    with pytest.raises(MissingTaskFile, match="task file not found: .*nope.py"):
+    with pytest.raises(MissingTaskFile, match=r"task file not found: .*nope\.py"):
         find_task(str(tmp_path / "nope.py"))
 
 
