@@ -252,10 +252,37 @@ def _request(node: _Node) -> Request:
     metrics = node.node("metrics")
     return Request(
         id=node.text("id"),
-        contents=[_message(item) for item in node.nodes("contents")],
+        contents=_messages(node),
         metrics=_metrics(metrics) if metrics else None,
         reasoning_traces=node.opt_text("reasoningTraces"),
     )
+
+
+def _messages(request: _Node) -> list[Message]:
+    """`contents`: read in place while every message is plain text; else each through `_message`, with locations."""
+    contents = request.data.get("contents")
+    if type(contents) is list:
+        plain = [_plain_message(item) for item in contents]
+        if None not in plain:
+            return plain  # type: ignore[return-value]  # no None in it, checked just above
+    return [_message(item) for item in request.nodes("contents")]
+
+
+def _plain_message(data: object) -> Message | None:
+    """A message as kbench writes a plain text one (known role, string sender, one text-only part), else None.
+
+    None sends the message down `_message`, which reads every other shape and reports the bad ones.
+    """
+    if type(data) is not dict:
+        return None
+    role = data.get("role")
+    sender = data.get("senderName", "")
+    parts = data.get("parts")
+    if (role is not None and role not in _ROLES) or type(sender) is not str or type(parts) is not list:
+        return None
+    if len(parts) != 1 or type(part := parts[0]) is not dict or len(part) != 1 or type(part.get("text")) is not str:
+        return None
+    return Message(role=_ROLES[role] if role is not None else Role.UNSPECIFIED, text=part["text"], sender_name=sender)
 
 
 def _message(node: _Node) -> Message:
@@ -263,14 +290,6 @@ def _message(node: _Node) -> Message:
     if role is not None and role not in _ROLES:
         raise RunFormatError(node.at("role"), f"unknown value {role!r} (expected CONTENT_ROLE_*)")
     role_value = _ROLES[role] if role is not None else Role.UNSPECIFIED
-    sender = node.data.get("senderName", "")
-    parts = node.data.get("parts")
-    # What kbench writes for a plain text message: one part holding only its text. Read it in
-    # place; any other shape (or a wrong type, to be reported with its location) takes the loop.
-    if type(parts) is list and len(parts) == 1 and type(sender) is str:
-        part = parts[0]
-        if type(part) is dict and len(part) == 1 and type(part.get("text")) is str:
-            return Message(role=role_value, text=part["text"], sender_name=sender)
     texts: list[str] = []
     attachments: list[Attachment] = []
     for part in node.nodes("parts"):
@@ -305,6 +324,18 @@ def _message(node: _Node) -> Message:
 
 
 def _metrics(node: _Node) -> RequestMetrics:
+    data = node.data
+    if all(type(value) is float and value.is_integer() for value in data.values()):  # numbers, as `load_run` reads them
+        get = data.get
+        return RequestMetrics(
+            input_tokens=int(get("inputTokens", 0)),
+            output_tokens=int(get("outputTokens", 0)),
+            duration_ms=int(get("durationMs", 0)),
+            thinking_tokens=_int_or_none(get("thinkingTokens")),
+            input_tokens_cost_nanodollars=_int_or_none(get("inputTokensCostNanodollars")),
+            output_tokens_cost_nanodollars=_int_or_none(get("outputTokensCostNanodollars")),
+            total_backend_latency_ms=_int_or_none(get("totalBackendLatencyMs")),
+        )
     return RequestMetrics(
         input_tokens=node.integer("inputTokens"),
         output_tokens=node.integer("outputTokens"),
@@ -314,6 +345,10 @@ def _metrics(node: _Node) -> RequestMetrics:
         output_tokens_cost_nanodollars=node.opt_integer("outputTokensCostNanodollars"),
         total_backend_latency_ms=node.opt_integer("totalBackendLatencyMs"),
     )
+
+
+def _int_or_none(value: float | None) -> int | None:
+    return None if value is None else int(value)
 
 
 def _result(node: _Node, floats: bool) -> RunResult:
