@@ -74,4 +74,20 @@ def test_a_task_nobody_builds_needs_task_and_is_named(tmp_path: Path, capsys: py
     (tmp_path / "y.run.json").write_text("[]", encoding="utf-8")
     assert main(["rescore", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert "no task file known for task(s) synthetic features; pass --task FILE" in err
+    assert "no task file known for task(s) synthetic features; pass --task TASK" in err
+
+
+def test_the_feed_hands_on_what_it_read_while_looking_for_the_task(tmp_path: Path) -> None:
+    from hallubench.rescore.feed import RunFileFeed
+
+    for name in ("a.run.json", "c.run.json", "d.run.json"):
+        shutil.copyfile(SYNTHETIC, tmp_path / name)
+    (tmp_path / "b.run.json").write_text("{", encoding="utf-8")
+    feed = RunFileFeed([tmp_path], io.StringIO())
+    known = {"synthetic features": tmp_path / "task.py"}
+    assert feed.find_task(known) == tmp_path / "task.py"
+    assert feed.loaded == 1 and feed.file_errors == []  # stopped at the first file that names a known task
+    sources = [Path(source).name for _, source in feed.runs()]
+    assert sources == ["a.run.json", "c.run.json", "d.run.json"]  # each once, in order
+    assert feed.loaded == 3 and len(feed.file_errors) == 1 and "b.run.json" in feed.file_errors[0]
+    feed.close()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 EXIT_OK = 0
@@ -59,79 +58,34 @@ def _task_paths() -> dict[str, Path]:
     return paths
 
 
-def _rows_in(item: object) -> int:
-    from ..kaggle_runs import LoadedRun
-
-    return (len(item.run.subruns) or 1) if isinstance(item, LoadedRun) else 0
-
-
 def run(args: argparse.Namespace) -> int:
-    from ..kaggle_runs import LoadedRun, Run, RunFileError, collect_run_files, iter_loaded
     from ..rescore.engine import rescore_runs
-    from ..rescore.progress import FileProgress
+    from ..rescore.feed import RunFileFeed
     from ..rescore.render import to_csv, to_json, to_markdown, to_text
     from ..rescore.reporters import benchmark_report, pictures_option
     from ..task_lookup import TaskNotFound, find_task
     from ..taskfile.reader import TaskFileError, read_task_file
 
-    files, errors = collect_run_files([Path(p) for p in args.paths])
-    file_errors = [str(error) for error in errors]
-    progress = FileProgress(len(files), sys.stderr, enabled=not args.quiet)
-    items = iter_loaded(files)
-    # Without --task, read files until one names a task this checkout builds; they are kept.
-    early: list[LoadedRun | RunFileError] = []
-    names: set[str] = set()
-    task_path: Path | None = None
-    if args.task is not None:
-        try:
-            task_path = find_task(args.task).require_built()
-        except TaskNotFound as error:
-            progress.close()
-            print(f"error: {error}", file=sys.stderr)
-            return EXIT_USAGE
-    if task_path is None:
-        known = _task_paths()
-        for item in items:
-            early.append(item)
-            progress.advance(_rows_in(item))
-            if isinstance(item, LoadedRun):
-                names.add(item.run.task.name)
-                task_path = known.get(item.run.task.name)
-                if task_path is not None:
-                    break
-    loaded = sum(isinstance(item, LoadedRun) for item in early)
-
-    def stream() -> Iterator[tuple[Run, str]]:
-        nonlocal loaded
-        for item in early:
-            if isinstance(item, LoadedRun):
-                yield item.run, str(item.path)
-            else:
-                file_errors.append(str(item))
-        for item in items:
-            progress.advance(_rows_in(item))
-            if isinstance(item, LoadedRun):
-                loaded += 1
-                yield item.run, str(item.path)
-            else:
-                file_errors.append(str(item))
-
-    if task_path is None:
-        progress.close()
-        if loaded:
-            known_names = ", ".join(sorted(names))
-            print(f"error: no task file known for task(s) {known_names}; pass --task FILE", file=sys.stderr)
-            return EXIT_USAGE
-        return _nothing_read(file_errors + [str(item) for item in early])
+    feed = RunFileFeed([Path(p) for p in args.paths], sys.stderr, show_progress=not args.quiet)
     try:
+        if args.task is not None:
+            task_path: Path | None = find_task(args.task).require_built()
+        else:
+            task_path = feed.find_task(_task_paths())
+            if task_path is None and feed.loaded:
+                names = ", ".join(sorted(feed.task_names))
+                print(f"error: no task file known for task(s) {names}; pass --task TASK", file=sys.stderr)
+                return EXIT_USAGE
+        if task_path is None:
+            return _nothing_read(feed.file_errors)
         task = read_task_file(task_path)
-    except TaskFileError as exc:
-        progress.close()
-        print(f"error: {exc}", file=sys.stderr)
+        report = rescore_runs(task, feed.runs(), feed.file_errors)
+    except (TaskNotFound, TaskFileError) as error:
+        print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    report = rescore_runs(task, stream(), file_errors)
-    progress.close()
-    if not loaded:
+    finally:
+        feed.close()
+    if not feed.loaded:
         return _nothing_read(report.file_errors)
     verified = {model: [row for row in summary.rows if row.prompt_verified] for model, summary in report.models.items()}
     rows_by_model = {model: [row.local_row for row in rows] for model, rows in verified.items()}
