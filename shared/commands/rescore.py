@@ -31,6 +31,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="TASK",
         help="the task file the runs came from, as a path or a protocol (hallumaze/v2); default: found by task name",
     )
+    parser.add_argument(
+        "--scorer",
+        metavar="TASK",
+        help="also score every verified row with a newer version of the same benchmark (a path or a protocol), "
+        "where that version sends the same prompts; the benchmark report then uses its rows",
+    )
     parser.add_argument("--json", type=Path, metavar="OUT", help="write the full report as JSON")
     parser.add_argument("--markdown", type=Path, metavar="OUT", help="write the report as Markdown")
     parser.add_argument("--csv", type=Path, metavar="OUT", help="write the benchmark's per-model table as CSV")
@@ -61,6 +67,7 @@ def _task_paths() -> dict[str, Path]:
 def run(args: argparse.Namespace) -> int:
     from ..rescore.engine import rescore_runs
     from ..rescore.feed import RunFileFeed
+    from ..rescore.newer import IncompatibleScorer
     from ..rescore.render import to_csv, to_json, to_markdown, to_text
     from ..rescore.reporters import benchmark_report, pictures_option
     from ..task_lookup import TaskNotFound, find_task
@@ -79,8 +86,9 @@ def run(args: argparse.Namespace) -> int:
         if task_path is None:
             return _nothing_read(feed.file_errors)
         task = read_task_file(task_path)
-        report = rescore_runs(task, feed.runs(), feed.file_errors)
-    except (TaskNotFound, TaskFileError) as error:
+        newer = read_task_file(find_task(args.scorer).require_built()) if args.scorer else None
+        report = rescore_runs(task, feed.runs(), feed.file_errors, newer=newer)
+    except (TaskNotFound, TaskFileError, IncompatibleScorer) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
     finally:
@@ -88,11 +96,16 @@ def run(args: argparse.Namespace) -> int:
     if not feed.loaded:
         return _nothing_read(report.file_errors)
     verified = {model: [row for row in summary.rows if row.prompt_verified] for model, summary in report.models.items()}
-    rows_by_model = {model: [row.local_row for row in rows] for model, rows in verified.items()}
+    if newer is not None:  # the benchmark's own report shows what the newer scorer made of the rows it could score
+        verified = {m: [row for row in rows if row.newer and row.newer.row is not None] for m, rows in verified.items()}
+    rows_by_model = {
+        model: [row.newer.row if newer is not None and row.newer and row.newer.row else row.local_row for row in rows]
+        for model, rows in verified.items()
+    }
     extra = None
     if any(rows_by_model.values()):
         extra = benchmark_report(
-            task.protocol_id,
+            (newer or task).protocol_id,
             rows_by_model,
             hosted_by_model={model: [row.hosted_row for row in rows] for model, rows in verified.items()},
             pictures_dir=pictures_option(args.pictures),

@@ -20,6 +20,7 @@ from ..hashing import sha256_text
 from ..kaggle_runs.model import DictResult, NumericResult, Role, Run, RunState
 from ..taskfile.reader import FrozenProtocol, TaskFile
 from .compare import differences
+from .newer import NewerScore, NewerScorer
 from .replay import LoggedMessage, ReplayConversation
 
 HEADLINE_TOLERANCE = 1e-9
@@ -40,6 +41,7 @@ class RowOutcome:
     differences: list[str]
     local_row: dict[str, Any]
     hosted_row: dict[str, Any] | None
+    newer: NewerScore | None = None  # with a newer scorer: its row for this run, or why there is none
 
 
 @dataclass
@@ -60,6 +62,7 @@ class ModelSummary:
     rows: list[RowOutcome] = field(default_factory=list)
     parents: list[ParentOutcome] = field(default_factory=list)
     metrics: dict[str, Any] = field(default_factory=dict)
+    newer_metrics: dict[str, Any] = field(default_factory=dict)  # the newer scorer's aggregate, when one is given
 
     @property
     def verified(self) -> int:
@@ -78,6 +81,7 @@ class ModelSummary:
 class RescoreReport:
     task: TaskFile
     models: dict[str, ModelSummary] = field(default_factory=dict)
+    newer_task: TaskFile | None = None
     file_errors: list[str] = field(default_factory=list)
     foreign_runs: list[str] = field(default_factory=list)
     duplicates: int = 0
@@ -115,16 +119,19 @@ def logged_messages(run: Run) -> list[LoggedMessage]:
 class Rescorer:
     """Holds the frozen protocol and the case lookups; call `add_run` per loaded run, then `finish`."""
 
-    def __init__(self, task: TaskFile) -> None:
+    def __init__(self, task: TaskFile, newer: TaskFile | None = None) -> None:
         self.task = task
+        self.newer = NewerScorer(newer, task) if newer is not None else None
         self.frozen = FrozenProtocol(task)
         self.cases = task.case_by_id()
-        self.report = RescoreReport(task=task)
+        self.report = RescoreReport(task=task, newer_task=newer)
         self._first_prompt_index: dict[str, str] | None = None
         self._seen: set[tuple[str, str, str]] = set()
 
     def close(self) -> None:
         self.frozen.close()
+        if self.newer is not None:
+            self.newer.close()
 
     def _in_protocol(self, call: Callable[[], _R]) -> _R:
         """Run `call` (frozen protocol code), adding its CPU time to `protocol_cpu_s`."""
@@ -166,6 +173,16 @@ class Rescorer:
     # -- rows ------------------------------------------------------------------
     def _row(self, run: Run, source: str, model: str) -> RowOutcome | None:
         messages = logged_messages(run)
+        outcome = self._verified_row(run, source, model, messages)
+        if outcome is None or self.newer is None:
+            return outcome
+        if outcome.prompt_verified and outcome.case_id is not None:
+            outcome.newer = self._in_protocol(partial(self.newer.score, outcome.case_id, messages))
+        else:
+            outcome.newer = NewerScore(None, "the prompt did not verify under the frozen version")
+        return outcome
+
+    def _verified_row(self, run: Run, source: str, model: str, messages: list[LoggedMessage]) -> RowOutcome | None:
         case_id, problem = self._identify(run, messages)
         hosted = run.result.value if isinstance(run.result, DictResult) else None
         key = (model, case_id or source, sha256_text("\x00".join(m.text for m in messages)))
@@ -255,18 +272,29 @@ class Rescorer:
             if summary.rows:
                 local_rows = [row.local_row for row in summary.rows]
                 summary.metrics = self._in_protocol(partial(self.frozen.entry.aggregate, local_rows))
+            if self.newer is not None:
+                newer_rows = [row.newer.row for row in summary.rows if row.newer and row.newer.row is not None]
+                if newer_rows:
+                    summary.newer_metrics = self._in_protocol(partial(self.newer.aggregate, newer_rows))
         return self.report
 
 
-def rescore_runs(task: TaskFile, runs: Iterable[tuple[Run, str]], file_errors: Iterable[str] = ()) -> RescoreReport:
+def rescore_runs(
+    task: TaskFile,
+    runs: Iterable[tuple[Run, str]],
+    file_errors: Iterable[str] = (),
+    *,
+    newer: TaskFile | None = None,
+) -> RescoreReport:
     """Rescore loaded runs (each with a label naming its file) against `task`.
 
     `runs` may be a generator that loads files one at a time: each stored-task run is rescored
     as it arrives and then let go, so memory holds one run file plus the rows' results; loose
     row runs are kept and rescored after every stored-task run (so a row that also sits inside a
     parent counts once, for its parent). `file_errors` is read after `runs` is exhausted.
+    `newer`: a newer version's task file whose scorer also scores every verified row (see `newer.py`).
     """
-    rescorer = Rescorer(task)
+    rescorer = Rescorer(task, newer)
     try:
         loose: list[tuple[Run, str]] = []
         for run, source in runs:

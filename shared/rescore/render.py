@@ -59,6 +59,61 @@ def summary_rows(report: RescoreReport) -> list[dict[str, Any]]:
     return table
 
 
+def newer_rows(report: RescoreReport) -> list[dict[str, Any]]:
+    """Per model, what the newer scorer made of the verified rows: counts, changed verdicts, headlines."""
+    table = []
+    for model, summary in sorted(report.models.items()):
+        scored = [row for row in summary.rows if row.newer is not None and row.newer.row is not None]
+        changed = [
+            row.case_id
+            for row in scored
+            if row.newer is not None
+            and row.newer.row is not None
+            and row.newer.row.get("verdict") != row.local_row.get("verdict")
+        ]
+        value = summary.newer_metrics.get("headline")
+        table.append(
+            {
+                "model": model,
+                "rows": len(summary.rows),
+                "scored": len(scored),
+                "verdicts_changed": len(changed),
+                "changed_cases": changed,
+                "headline_name": str(summary.newer_metrics.get("headline_name", "headline")),
+                "headline": None if value is None else float(value),
+                "frozen_headline": summary.metrics.get("headline"),
+                "not_scored": [
+                    {"case_id": row.case_id, "source": row.source, "why": row.newer.problem}
+                    for row in summary.rows
+                    if row.newer is not None and row.newer.row is None
+                ],
+            }
+        )
+    return table
+
+
+def _newer_text(report: RescoreReport) -> list[str]:
+    newer = report.newer_task
+    if newer is None:
+        return []
+    lines = [
+        "",
+        f"scored again with {newer.protocol_id} (payload {newer.payload_sha256[:12]}), "
+        "for rows whose prompts it sends identically:",
+    ]
+    for entry in newer_rows(report):
+        frozen = entry["frozen_headline"]
+        frozen_text = "n/a" if frozen is None else f"{float(frozen):.3f}"
+        now = "n/a" if entry["headline"] is None else f"{entry['headline']:.3f}"
+        lines.append(
+            f"  {entry['model']}: {entry['scored']}/{entry['rows']} rows scored, "
+            f"{entry['verdicts_changed']} verdict(s) changed; {entry['headline_name']} {frozen_text} -> {now}"
+        )
+        for missing in entry["not_scored"][:MAX_LISTED]:
+            lines.append(f"    NOT SCORED case {missing['case_id']} ({missing['source']}): {missing['why']}")
+    return lines
+
+
 def _problems(report: RescoreReport) -> list[str]:
     lines = []
     for row in report.prompt_failures[:MAX_LISTED]:
@@ -112,6 +167,7 @@ def to_text(report: RescoreReport, *, show_metrics: bool = True) -> str:
             out.append("")
             out.append(f"metrics for {model} (recomputed by the frozen scorer):")
             out.extend(f"  {key}: {_fmt(value)}" for key, value in sorted(metrics.items()))
+    out.extend(_newer_text(report))
     return "\n".join(out) + "\n"
 
 
@@ -142,6 +198,10 @@ def to_markdown(report: RescoreReport) -> str:
     problems = _problems(report)
     lines += ["", "## Problems", ""]
     lines += [f"- {p}" for p in problems] or ["None: every prompt verified and every score agrees."]
+    newer = _newer_text(report)
+    if newer:
+        lines += ["", f"## Scored with `{report.newer_task.protocol_id if report.newer_task else ''}`", ""]
+        lines += [f"- {line.strip()}" for line in newer[2:]]
     return "\n".join(lines) + "\n"
 
 
@@ -156,9 +216,20 @@ def to_json(report: RescoreReport) -> dict[str, Any]:
         "duplicates": report.duplicates,
         "file_errors": report.file_errors,
         "foreign_runs": report.foreign_runs,
+        "newer_scorer": (
+            None
+            if report.newer_task is None
+            else {
+                "protocol": report.newer_task.protocol_id,
+                "payload_sha256": report.newer_task.payload_sha256,
+                "path": str(report.newer_task.path),
+                "summary": newer_rows(report),
+            }
+        ),
         "models": {
             model: {
                 "metrics": summary.metrics,
+                **({"newer_metrics": summary.newer_metrics} if report.newer_task is not None else {}),
                 "parents": [vars(p) for p in summary.parents],
                 "rows": [
                     {
@@ -170,6 +241,7 @@ def to_json(report: RescoreReport) -> dict[str, Any]:
                         "score_agrees": row.score_agrees,
                         "differences": row.differences,
                         "row": row.local_row,
+                        **({"newer_row": row.newer.row, "newer_problem": row.newer.problem} if row.newer else {}),
                     }
                     for row in summary.rows
                 ],

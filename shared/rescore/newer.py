@@ -1,0 +1,74 @@
+"""Scoring hosted runs with a newer version's scorer, where that version sends the very same prompts.
+
+A scorer fix ships as a new protocol version; the runs already made under the old one need not be
+redone when the new version's conversation for a case is byte-identical: its `play` is replayed
+against the logged messages exactly as the frozen one is, so any difference in what it would
+send is caught, and a row it cannot replay is reported, never scored by guesswork.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..taskfile.reader import FrozenProtocol, TaskFile
+from .replay import LoggedMessage, ReplayConversation
+
+
+class IncompatibleScorer(ValueError):
+    """The newer task file is not a different version of the same benchmark."""
+
+
+@dataclass(frozen=True)
+class NewerScore:
+    """The row the newer version's scorer gives, or why there is none."""
+
+    row: dict[str, Any] | None
+    problem: str | None = None
+
+
+def _benchmark(protocol_id: str) -> str:
+    return protocol_id.rsplit("/", 1)[0]
+
+
+class NewerScorer:
+    """The embedded modules and cases of a newer task file of the same benchmark, loaded in isolation."""
+
+    def __init__(self, task: TaskFile, frozen: TaskFile) -> None:
+        if _benchmark(task.protocol_id) != _benchmark(frozen.protocol_id):
+            raise IncompatibleScorer(
+                f"--scorer {task.protocol_id} is not a version of {_benchmark(frozen.protocol_id)}"
+            )
+        if task.payload_sha256 == frozen.payload_sha256:
+            raise IncompatibleScorer(f"--scorer {task.protocol_id} is the frozen task file itself")
+        self.task = task
+        self.protocol = FrozenProtocol(task)
+        self.cases = task.case_by_id()
+
+    def close(self) -> None:
+        self.protocol.close()
+
+    def score(self, case_id: str, messages: Sequence[LoggedMessage]) -> NewerScore:
+        """Replay the newer `play` on the logged conversation of a row verified under the frozen version."""
+        case = self.cases.get(case_id)
+        if case is None:
+            return NewerScore(None, f"case {case_id} is not in {self.task.protocol_id}")
+        replay = ReplayConversation(messages, self.protocol.model_call_error)
+        row: dict[str, Any] = self.protocol.rows.play_row(
+            self.protocol.entry.play,
+            case,
+            replay,
+            protocol_id=self.task.protocol_id,
+            payload_sha256=self.task.payload_sha256,
+        )
+        mismatch = replay.mismatch
+        if mismatch is not None and mismatch.logged_role is not None:
+            return NewerScore(None, f"{self.task.protocol_id} sends a different conversation: {mismatch.describe()}")
+        if replay.leftover:
+            return NewerScore(None, f"{self.task.protocol_id} sends fewer messages than the run holds")
+        return NewerScore(row)
+
+    def aggregate(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
+        result: dict[str, Any] = self.protocol.entry.aggregate(rows)
+        return result

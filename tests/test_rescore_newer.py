@@ -1,0 +1,75 @@
+"""`hallubench rescore --scorer`: hosted runs of one version scored again by a newer version's scorer,
+for the rows whose conversation that version sends identically (the demo protocol, v1 then v2)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hallubench.cli import main
+
+from spine_demo import install_demo, install_demo_v2
+from support.hosted import run_like_kaggle
+
+pytest.importorskip("kaggle_benchmarks")
+
+
+def _replies(messages: list[dict[str, Any]]) -> str:
+    last = [m for m in messages if m["role"] == "user"][-1]["content"]
+    return "APPLE" if "capital letters" in last else "Sure: apple"  # v1 accepts it for w-apple, v2 does not
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """Task files of demo v1 and v2, and the run files of one hosted-style run of v1."""
+    base = tmp_path_factory.mktemp("newer")
+    root = base / "repo"
+    for folder in ("shared", "frozen_cases", "tasks"):
+        shutil.copytree(Path(__file__).resolve().parents[1] / folder, root / folder)
+    install_demo(root)
+    install_demo_v2(root)
+    os.environ["HALLUBENCH_ROOT"] = str(root)
+    try:
+        assert main(["build", "demo"]) == 0
+    finally:
+        del os.environ["HALLUBENCH_ROOT"]
+    runs = base / "runs"
+    run_like_kaggle(root / "tasks" / "demo_v1.py", runs, _replies)
+    return root / "tasks" / "demo_v1.py", root / "tasks" / "demo_v2.py", runs
+
+
+def test_a_newer_scorer_rescores_the_rows_it_can_replay(
+    demo: tuple[Path, Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    v1, v2, runs = demo
+    report = tmp_path / "report.json"
+    assert main(["rescore", str(runs), "--task", str(v1), "--scorer", str(v2), "--json", str(report)]) == 0
+    out = capsys.readouterr().out
+    assert "every prompt verified and every score agrees" in out  # the hosted run, under v1
+    assert "scored again with demo/v2" in out
+    assert "stub/model-a: 2/3 rows scored, 1 verdict(s) changed; pass rate 0.333 -> 0.000" in out
+    assert "NOT SCORED case w-0" in out and "demo/v2 sends a different conversation" in out
+
+    data = json.loads(report.read_text())
+    (summary,) = data["newer_scorer"]["summary"]
+    assert summary["changed_cases"] == ["w-apple"]
+    rows = {row["case_id"]: row for row in data["models"]["stub/model-a"]["rows"]}
+    assert rows["w-apple"]["row"]["verdict"] == "pass" and rows["w-apple"]["newer_row"]["verdict"] == "fail"
+    assert rows["w-apple"]["newer_row"]["protocol"] == "demo/v2"
+    assert rows["w-0"]["newer_row"] is None and "message 2" in rows["w-0"]["newer_problem"]
+
+
+def test_the_scorer_must_be_another_version_of_the_same_benchmark(
+    demo: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    v1, _, runs = demo
+    assert main(["rescore", str(runs), "--task", str(v1), "--scorer", str(v1)]) == 2
+    assert "is the frozen task file itself" in capsys.readouterr().err
+    maze = Path(__file__).resolve().parents[1] / "tasks" / "hallumaze_v2.py"
+    assert main(["rescore", str(runs), "--task", str(v1), "--scorer", str(maze)]) == 2
+    assert "--scorer hallumaze/v2 is not a version of demo" in capsys.readouterr().err
