@@ -4,6 +4,7 @@ rescore the run files it wrote, intact and tampered with."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shutil
@@ -86,6 +87,23 @@ def test_the_frozen_protocols_share_of_the_time_is_measured_apart(hosted: tuple[
     total = time.process_time() - started
     assert len(report.rows) == 3
     assert 0 < report.protocol_cpu_s < total
+
+
+def test_rescoring_leaves_the_garbage_collector_as_it_found_it(hosted: tuple[Path, Path]) -> None:
+    """Rescore parks the results it keeps out of the collector's way (gc.freeze) only while it runs."""
+    task, runs = hosted
+    loaded, _ = load_runs(runs)
+    pairs = [(item.run, str(item.path)) for item in loaded]
+    assert gc.get_freeze_count() == 0
+    assert len(rescore_runs(read_task_file(task), pairs).rows) == 3
+    assert gc.get_freeze_count() == 0
+    gc.freeze()  # a process that froze objects of its own keeps them frozen, and rescore leaves them be
+    try:
+        frozen = gc.get_freeze_count()
+        assert len(rescore_runs(read_task_file(task), pairs).rows) == 3
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
 
 
 def test_one_changed_character_is_named(
