@@ -5,7 +5,8 @@ the run file holds), replay the protocol's `play` with the logged replies (every
 sends must equal the logged one, byte for byte), compare the re-scored row with the stored
 one, then recompute each model's aggregate with the frozen `aggregate` and compare it with
 the stored score of the parent run. Nothing here imports kaggle-benchmarks or executes the
-task file's glue.
+task file's glue. Given a newer version's task file, each verified row is also scored by that
+version's `play` where it sends the same conversation (`newer.py`).
 """
 
 from __future__ import annotations
