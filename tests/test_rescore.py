@@ -150,6 +150,17 @@ def test_a_truncated_file_is_reported_and_the_rest_still_rescored(
     assert "3/3" in out  # the parent's embedded rows still verified
 
 
+def test_runs_of_another_task_are_named_and_left_alone(
+    hosted: tuple[Path, Path], runs_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    synthetic = Path(__file__).parent / "data" / "kaggle_runs" / "synthetic_features.run.json"
+    shutil.copyfile(synthetic, runs_copy / "other.run.json")
+    assert main(["rescore", str(runs_copy), "--task", str(hosted[0])]) == 0
+    out = capsys.readouterr().out
+    assert "runs of other tasks: 1" in out and "every prompt verified and every score agrees" in out
+    assert "note: runs of other tasks (synthetic features) were left alone; rescore them with their own --task" in out
+
+
 def test_loose_row_files_alone_verify(hosted: tuple[Path, Path], runs_copy: Path) -> None:
     (runs_copy / PARENT).unlink()
     assert main(["rescore", str(runs_copy), "--task", str(hosted[0])]) == 0

@@ -87,6 +87,7 @@ class RescoreReport:
     newer_task: TaskFile | None = None
     file_errors: list[str] = field(default_factory=list)
     foreign_runs: list[str] = field(default_factory=list)
+    foreign_tasks: set[str] = field(default_factory=set)  # the task names of those runs
     duplicates: int = 0
     # CPU seconds spent inside the frozen protocol (its `play`, row wrapper and `aggregate`): the
     # part of a rescore that belongs to the benchmark's scorer rather than to rescoring itself.
@@ -245,6 +246,7 @@ class Rescorer:
             for index, sub in enumerate(run.subruns):
                 if sub.task.name != self.task.row_task_name:
                     self.report.foreign_runs.append(f"{source} subruns[{index}] ({sub.task.name})")
+                    self.report.foreign_tasks.add(sub.task.name)
                     continue
                 outcome = self._row(sub, f"{source} subruns[{index}]", model)
                 if outcome is not None:
@@ -266,6 +268,7 @@ class Rescorer:
                 summary.rows.append(outcome)
         else:
             self.report.foreign_runs.append(f"{source} ({name})")
+            self.report.foreign_tasks.add(name)
         if not summary.rows and not summary.parents:
             del self.report.models[model]
 

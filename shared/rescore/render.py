@@ -161,6 +161,9 @@ def to_text(report: RescoreReport, *, show_metrics: bool = True) -> str:
     problems = _problems(report)
     out.append("")
     out.extend(problems or ["every prompt verified and every score agrees"])
+    if report.foreign_tasks:
+        names = ", ".join(sorted(report.foreign_tasks))
+        out.append(f"note: runs of other tasks ({names}) were left alone; rescore them with their own --task")
     for model, summary in sorted(report.models.items()):
         metrics = summary.metrics.get("metrics") if show_metrics else None
         if metrics:
