@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent / "data" / "spine"
@@ -58,3 +59,34 @@ def install_demo_v2(root: Path) -> None:
     shutil.copyfile(DATA / "demo_cases_v2.json", cases / "cases.json")
     specs = root / "shared" / "specs.py"
     specs.write_text(specs.read_text(encoding="utf-8") + DEMO_V2_SPEC, encoding="utf-8")
+
+
+def built_demo_checkout(
+    root: Path, *, with_v2: bool = False, before_build: Callable[[Path], None] | None = None
+) -> Path:
+    """A copy of this checkout's shared/, frozen_cases/ and tasks/ at `root` with the demo protocol installed
+    (and v2 too when asked), changed by `before_build(root)` if given, then built through the real
+    `hallubench build`; returns `root`."""
+    import os
+
+    from hallubench.cli import main
+
+    project = Path(__file__).resolve().parents[1]
+    for folder in ("shared", "frozen_cases", "tasks"):
+        shutil.copytree(project / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    install_demo(root)
+    if with_v2:
+        install_demo_v2(root)
+    if before_build is not None:
+        before_build(root)
+    previous = os.environ.get("HALLUBENCH_ROOT")
+    os.environ["HALLUBENCH_ROOT"] = str(root)
+    try:
+        if main(["build", "demo"]) != 0:
+            raise RuntimeError(f"building the demo protocol in {root} failed")
+    finally:
+        if previous is None:
+            del os.environ["HALLUBENCH_ROOT"]
+        else:
+            os.environ["HALLUBENCH_ROOT"] = previous
+    return root

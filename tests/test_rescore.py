@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import gc
 import json
-import os
 import shutil
 import time
 from collections.abc import Callable
@@ -20,7 +19,7 @@ from hallubench.kaggle_runs import load_runs
 from hallubench.rescore.engine import rescore_runs
 from hallubench.taskfile.reader import read_task_file
 
-from spine_demo import install_demo
+from spine_demo import built_demo_checkout
 from support.hosted import run_like_kaggle
 
 pytest.importorskip("kaggle_benchmarks")
@@ -39,16 +38,7 @@ def _echo(messages: list[dict[str, Any]]) -> str:
 def hosted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A built demo checkout and the run files of one run of its task file."""
     base = tmp_path_factory.mktemp("hosted")
-    root = base / "repo"
-    for folder in ("shared", "frozen_cases", "tasks"):
-        source = Path(__file__).resolve().parents[1] / folder
-        shutil.copytree(source, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    install_demo(root)
-    os.environ["HALLUBENCH_ROOT"] = str(root)
-    try:
-        assert main(["build", "demo"]) == 0
-    finally:
-        del os.environ["HALLUBENCH_ROOT"]
+    root = built_demo_checkout(base / "repo")
     runs = base / "runs"
     stub = run_like_kaggle(root / "tasks" / "demo_v1.py", runs, _echo)
     sent = [m for request in stub.chat_messages() for m in request if m["role"] == "user"]
@@ -200,23 +190,16 @@ def test_local_case_selection_runs_only_matching_cases(hosted: tuple[Path, Path]
 
 def test_undefined_rates_do_not_stop_kbench_from_storing_the_run(tmp_path: Path) -> None:
     """A NaN in a row or headline used to make kaggle-benchmarks drop the whole run file."""
-    root = tmp_path / "repo"
-    for folder in ("shared", "frozen_cases", "tasks"):
-        source = Path(__file__).resolve().parents[1] / folder
-        shutil.copytree(source, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    install_demo(root)
-    entry = root / "shared" / "demo" / "task_v1.py"
-    text = entry.read_text()
-    text = text.replace(
-        '"reply_chars": len(first) + len(second)}', '"reply_chars": len(first) + len(second), "ratio": float("nan")}'
-    )
-    text = text.replace("rate = passed / len(scored) if scored else 0.0", 'rate = float("nan")')
-    entry.write_text(text)
-    os.environ["HALLUBENCH_ROOT"] = str(root)
-    try:
-        assert main(["build", "demo"]) == 0
-    finally:
-        del os.environ["HALLUBENCH_ROOT"]
+
+    def undefined_rates(root: Path) -> None:
+        entry = root / "shared" / "demo" / "task_v1.py"
+        text = entry.read_text()
+        chars = '"reply_chars": len(first) + len(second)'
+        assert chars + "}" in text and "rate = passed / len(scored) if scored else 0.0" in text
+        text = text.replace(chars + "}", chars + ', "ratio": float("nan")}')
+        entry.write_text(text.replace("rate = passed / len(scored) if scored else 0.0", 'rate = float("nan")'))
+
+    root = built_demo_checkout(tmp_path / "repo", before_build=undefined_rates)
     runs = tmp_path / "runs"
     run_like_kaggle(root / "tasks" / "demo_v1.py", runs, _echo)
     parent = json.loads((runs / PARENT).read_text())

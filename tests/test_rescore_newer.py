@@ -4,8 +4,6 @@ for the rows whose conversation that version sends identically (the demo protoco
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +11,7 @@ import pytest
 
 from hallubench.cli import main
 
-from spine_demo import install_demo, install_demo_v2
+from spine_demo import built_demo_checkout
 from support.hosted import run_like_kaggle
 
 pytest.importorskip("kaggle_benchmarks")
@@ -28,16 +26,7 @@ def _replies(messages: list[dict[str, Any]]) -> str:
 def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     """Task files of demo v1 and v2, and the run files of one hosted-style run of v1."""
     base = tmp_path_factory.mktemp("newer")
-    root = base / "repo"
-    for folder in ("shared", "frozen_cases", "tasks"):
-        shutil.copytree(Path(__file__).resolve().parents[1] / folder, root / folder)
-    install_demo(root)
-    install_demo_v2(root)
-    os.environ["HALLUBENCH_ROOT"] = str(root)
-    try:
-        assert main(["build", "demo"]) == 0
-    finally:
-        del os.environ["HALLUBENCH_ROOT"]
+    root = built_demo_checkout(base / "repo", with_v2=True)
     runs = base / "runs"
     run_like_kaggle(root / "tasks" / "demo_v1.py", runs, _replies)
     return root / "tasks" / "demo_v1.py", root / "tasks" / "demo_v2.py", runs

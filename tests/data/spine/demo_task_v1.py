@@ -15,11 +15,21 @@ def render(case: dict[str, Any]) -> str:
     return f"Case {case['id']}: reply with the single word {case['word']!r} and nothing else."
 
 
-def play(case: dict[str, Any], conv: Any) -> dict[str, Any]:
+def converse(case: dict[str, Any], conv: Any) -> tuple[str, str]:
+    """The conversation: a system message, the word, then the word again in capitals; both replies."""
     conv.system("You are a careful assistant.")
     first = conv.ask(render(case))
     second = conv.ask("Now reply with the same word again, in capital letters.")
-    result = Check.contains(case["word"], case_sensitive=False).run(first)
+    return first, second
+
+
+def play(case: dict[str, Any], conv: Any) -> dict[str, Any]:
+    first, second = converse(case, conv)
+    return verdict(case, first, second, Check.contains(case["word"], case_sensitive=False).run(first))
+
+
+def verdict(case: dict[str, Any], first: str, second: str, result: Any) -> dict[str, Any]:
+    """The row, from the check of the first reply and the capitals of the second."""
     if result.is_error:
         return {"verdict": "error", "detail": result.detail}
     passed = result.passed and case["word"].upper() in second
