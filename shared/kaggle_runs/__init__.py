@@ -4,6 +4,7 @@ Tooling, never embedded into a task file. The pieces:
 
 * `load_runs(paths)` -> `(runs, errors)`: loose files or whole `kaggle benchmarks tasks
   download` trees; a broken file becomes a `RunFileError` beside the good runs, never an abort.
+  `collect_run_files(paths)` + `iter_loaded(files)` do the same one file at a time.
 * the typed model (`Run`, `Conversation`, `Request`, `Message`, results, assertions), with
   proto3's dropped defaults put back (`numericResult: {}` is 0.0) and cached subruns flagged;
 * `calls(conversation)`: the exact message list of every model call, rebuilt from requests
