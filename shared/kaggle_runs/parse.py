@@ -278,7 +278,9 @@ def _plain_message(data: object) -> Message | None:
     role = data.get("role")
     sender = data.get("senderName", "")
     parts = data.get("parts")
-    if (role is not None and role not in _ROLES) or type(sender) is not str or type(parts) is not list:
+    if (role is not None and (type(role) is not str or role not in _ROLES)) or type(sender) is not str:
+        return None
+    if type(parts) is not list:
         return None
     if len(parts) != 1 or type(part := parts[0]) is not dict or len(part) != 1 or type(part.get("text")) is not str:
         return None
@@ -287,7 +289,7 @@ def _plain_message(data: object) -> Message | None:
 
 def _message(node: _Node) -> Message:
     role = node.data.get("role")
-    if role is not None and role not in _ROLES:
+    if role is not None and (not isinstance(role, str) or role not in _ROLES):
         raise RunFormatError(node.at("role"), f"unknown value {role!r} (expected CONTENT_ROLE_*)")
     role_value = _ROLES[role] if role is not None else Role.UNSPECIFIED
     texts: list[str] = []
