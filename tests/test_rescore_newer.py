@@ -62,3 +62,35 @@ def test_the_scorer_must_be_another_version_of_the_same_benchmark(
     maze = Path(__file__).resolve().parents[1] / "tasks" / "hallumaze_v2.py"
     assert main(["rescore", str(runs), "--task", str(v1), "--scorer", str(maze)]) == 2
     assert "--scorer hallumaze/v2 is not a version of demo" in capsys.readouterr().err
+
+
+def test_a_fixed_scorer_recovers_the_rows_a_crashed_one_lost(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """DESIGN: a newer version's scorer recovers what a crashed one lost, where the prompts verify."""
+
+    def crash_on_river(root: Path) -> None:
+        entry = root / "shared" / "demo" / "task_v1.py"
+        text = entry.read_text(encoding="utf-8")
+        scoring = "    first, second = converse(case, conv)\n    return verdict("
+        assert scoring in text
+        crash = '    if case["word"] == "river":\n        raise KeyError("a scorer bug")\n'
+        entry.write_text(
+            text.replace(scoring, scoring.replace("    return verdict(", crash + "    return verdict("), 1)
+        )
+
+    root = built_demo_checkout(tmp_path / "repo", with_v2=True, before_build=crash_on_river)
+    runs = tmp_path / "runs"
+    run_like_kaggle(root / "tasks" / "demo_v1.py", runs, _river)
+    report = tmp_path / "report.json"
+    v1, v2 = root / "tasks" / "demo_v1.py", root / "tasks" / "demo_v2.py"
+    assert main(["rescore", str(runs), "--task", str(v1), "--scorer", str(v2), "--json", str(report)]) == 0
+    assert "every prompt verified and every score agrees" in capsys.readouterr().out  # the crash, reproduced
+    rows = {row["case_id"]: row for row in json.loads(report.read_text())["models"]["stub/model-a"]["rows"]}
+    assert rows["w-river"]["row"]["verdict"] == "error" and "a scorer bug" in rows["w-river"]["row"]["detail"]
+    assert rows["w-river"]["newer_row"]["verdict"] == "pass"
+    assert rows["w-apple"]["newer_row"]["verdict"] == "fail"  # v2 scores every verified row, not only the lost ones
+
+
+def _river(messages: list[dict[str, Any]]) -> str:
+    return "RIVER" if "capital letters" in messages[-1]["content"] else "river"
