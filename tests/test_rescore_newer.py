@@ -94,3 +94,39 @@ def test_a_fixed_scorer_recovers_the_rows_a_crashed_one_lost(
 
 def _river(messages: list[dict[str, Any]]) -> str:
     return "RIVER" if "capital letters" in messages[-1]["content"] else "river"
+
+
+def test_a_newer_version_that_asks_more_is_not_scored_on_a_complete_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def one_more_turn(root: Path) -> None:
+        entry = root / "shared" / "demo" / "task_v2.py"
+        text = entry.read_text(encoding="utf-8")
+        turns = "    first, second = converse(case, conv)\n"
+        assert turns in text
+        entry.write_text(text.replace(turns, turns + '    conv.ask("And once more?")\n'), encoding="utf-8")
+
+    root = built_demo_checkout(tmp_path / "repo", with_v2=True, before_build=one_more_turn)
+    runs = tmp_path / "runs"
+    run_like_kaggle(root / "tasks" / "demo_v1.py", runs, _river)
+    v1, v2 = root / "tasks" / "demo_v1.py", root / "tasks" / "demo_v2.py"
+    assert main(["rescore", str(runs), "--task", str(v1), "--scorer", str(v2)]) == 0
+    out = capsys.readouterr().out
+    assert "stub/model-a: 0/3 rows scored" in out
+    assert out.count("demo/v2 sends more messages than the run holds") == 2  # w-0 already differs in its prompt
+    assert "NOT SCORED case w-0" in out and "sends a different conversation" in out
+
+
+def test_a_run_cut_short_by_failed_calls_is_an_error_row_for_the_newer_scorer_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = built_demo_checkout(tmp_path / "repo", with_v2=True)
+    runs = tmp_path / "runs"
+    run_like_kaggle(root / "tasks" / "demo_v1.py", runs, _river, faults=40)  # every model call fails
+    report = tmp_path / "report.json"
+    v1, v2 = root / "tasks" / "demo_v1.py", root / "tasks" / "demo_v2.py"
+    assert main(["rescore", str(runs), "--task", str(v1), "--scorer", str(v2), "--json", str(report)]) == 0
+    rows = {row["case_id"]: row for row in json.loads(report.read_text())["models"]["stub/model-a"]["rows"]}
+    assert all(rows[case]["row"]["verdict"] == "error" for case in ("w-apple", "w-river", "w-0"))
+    assert all(rows[case]["newer_row"]["verdict"] == "error" for case in ("w-apple", "w-river"))
+    assert rows["w-0"]["newer_row"] is None  # its first prompt was logged, and v2's differs

@@ -45,6 +45,7 @@ class RowOutcome:
     local_row: dict[str, Any]
     hosted_row: dict[str, Any] | None
     newer: NewerScore | None = None  # with a newer scorer: its row for this run, or why there is none
+    log_ran_out: bool = False  # the frozen protocol wanted more messages than the run holds (a cut-short run)
 
 
 @dataclass
@@ -181,7 +182,9 @@ class Rescorer:
         if outcome is None or self.newer is None:
             return outcome
         if outcome.prompt_verified and outcome.case_id is not None:
-            outcome.newer = self._in_protocol(partial(self.newer.score, outcome.case_id, messages))
+            outcome.newer = self._in_protocol(
+                partial(self.newer.score, outcome.case_id, messages, log_ran_out=outcome.log_ran_out)
+            )
         else:
             outcome.newer = NewerScore(None, "the prompt did not verify under the frozen version")
         return outcome
@@ -216,6 +219,7 @@ class Rescorer:
             )
         )
         mismatch = replay.mismatch
+        ran_out = mismatch is not None and mismatch.logged_role is None
         hosted_failed = run.state is RunState.ERRORED or (hosted is not None and hosted.get("verdict") == "error")
         if mismatch is not None and not (mismatch.logged_role is None and hosted_failed):
             problem = f"case {case_id}: {mismatch.describe()}"
@@ -224,7 +228,9 @@ class Rescorer:
         if hosted is None:
             detail = (run.error_message or "row run returned no result")[-1500:]
             local = rows.error_row(self.task.protocol_id, self.task.payload_sha256, case_id, "run_errored", detail)
-            return RowOutcome(source, model, case_id, run.state.value, problem is None, problem, None, [], local, None)
+            return RowOutcome(
+                source, model, case_id, run.state.value, problem is None, problem, None, [], local, None, None, ran_out
+            )
         if problem is not None:
             return RowOutcome(source, model, case_id, run.state.value, False, problem, None, [], local, hosted)
         comparable = getattr(self.frozen.entry, "comparable", None)
@@ -232,8 +238,9 @@ class Rescorer:
             diffs = differences(comparable(local), comparable(hosted))
         else:
             diffs = differences(local, hosted)
+        verified = problem is None
         return RowOutcome(
-            source, model, case_id, run.state.value, problem is None, problem, not diffs, diffs, local, hosted
+            source, model, case_id, run.state.value, verified, problem, not diffs, diffs, local, hosted, None, ran_out
         )
 
     def add_run(self, run: Run, source: str) -> None:

@@ -49,8 +49,12 @@ class NewerScorer:
     def close(self) -> None:
         self.protocol.close()
 
-    def score(self, case_id: str, messages: Sequence[LoggedMessage]) -> NewerScore:
-        """Replay the newer `play` on the logged conversation of a row verified under the frozen version."""
+    def score(self, case_id: str, messages: Sequence[LoggedMessage], *, log_ran_out: bool = False) -> NewerScore:
+        """Replay the newer `play` on the logged conversation of a row verified under the frozen version.
+
+        `log_ran_out`: the frozen version too reached the end of the log (the hosted run was cut short),
+        so the newer one running out is the same failed call, an error row; otherwise it asks for more.
+        """
         case = self.cases.get(case_id)
         if case is None:
             return NewerScore(None, f"case {case_id} is not in {self.task.protocol_id}")
@@ -65,6 +69,8 @@ class NewerScorer:
         mismatch = replay.mismatch
         if mismatch is not None and mismatch.logged_role is not None:
             return NewerScore(None, f"{self.task.protocol_id} sends a different conversation: {mismatch.describe()}")
+        if mismatch is not None and not log_ran_out:
+            return NewerScore(None, f"{self.task.protocol_id} sends more messages than the run holds")
         if replay.leftover:
             return NewerScore(None, f"{self.task.protocol_id} sends fewer messages than the run holds")
         return NewerScore(row)
