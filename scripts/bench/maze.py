@@ -22,6 +22,7 @@ from hallubench.maze.encode import encode_maze
 from hallubench.maze.generate import generate_dfs
 from hallubench.maze.grid import Cell, Maze, step
 from hallubench.maze.lures import lure_slots, place_lures
+from hallubench.maze.parse import parse_reply
 from hallubench.maze.prompt import single_prompt
 from hallubench.maze.score import score_reply
 from hallubench.maze.solve import solve
@@ -94,6 +95,20 @@ def measure(size: int, repeats: int) -> dict[str, float]:
             (("generate", generate), ("render", render), ("score", score))}  # fmt: skip
 
 
+def degenerate_replies_scale_linearly(repeats: int) -> bool:
+    """A model stuck in a loop writes the same fragment thousands of times: parsing twice the text must
+    cost about twice the time (the regex that stripped think blocks was quadratic on unclosed tags)."""
+    ok = True
+    for fragment in ("<think>", "STEP 1: (", "_", "FINAL_PATH: (0,0)→"):
+        small, large = (fragment * count for count in (5_000, 10_000))
+        ratio = best_of(repeats, lambda text=large: parse_reply(text)) / best_of(
+            repeats, lambda text=small: parse_reply(text)
+        )
+        ok &= ratio <= 3.0
+        print(f"parse {fragment!r} x10000 / x5000: {ratio:.2f} (target <= 3, linear is 2)")
+    return ok
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
@@ -118,6 +133,7 @@ def main() -> int:
     once = best_of(1, full)
     ok &= once < 1.0
     print(f"201x201 generated + solved + rendered once: {once:.3f} s (target < 1 s)")
+    ok &= degenerate_replies_scale_linearly(args.repeats)
     print("targets met" if ok else "TARGET MISSED")
     return 0 if ok else 1
 

@@ -21,7 +21,8 @@ from typing import NamedTuple, TypeVar
 from .grid import Cell, direction_between
 
 _T = TypeVar("_T")
-_THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
+_THINK_OPEN = re.compile("<think>", re.I)
+_THINK_CLOSE = re.compile("</think>", re.I)
 _STEP = re.compile(r"(?:\d+[.)]\s*)?step\s*#?\s*(\d+)\s*[:.)\]]?", re.I)
 _CELL = re.compile(r"\(\s*(\d+)\s*,\s*(\d+)\s*\)")
 _SEPARATOR = re.compile(r"^\s*(?:->|=>|→|-|:|=)?\s*")
@@ -118,6 +119,33 @@ class ParsedReply:
     # is one of `steps`); this is the rest of its text (other lines, reasons) joined by newlines,
     # which a reader that scans the whole reply for STEP lines or keywords may scan instead.
     outside_steps: str | None = field(default=None, compare=False, repr=False)
+
+
+def strip_think_blocks(text: str) -> str:
+    """`re.sub(r"<think>.*?</think>", "", text, flags=re.S | re.I)`, in linear time.
+
+    The regex tries every "<think>" against the rest of the text, so a reply of thousands of
+    unclosed tags (a model stuck in a loop) took quadratic time: 140 KB of them, 15 s. Here each
+    opening tag is paired with the first closing tag after it, as the lazy regex pairs them.
+    """
+    opens = [m.start() for m in _THINK_OPEN.finditer(text)]
+    if not opens:
+        return text
+    closes = [(m.start(), m.end()) for m in _THINK_CLOSE.finditer(text)]
+    kept: list[str] = []
+    cursor = 0  # text before it is settled
+    close_index = 0
+    for start in opens:
+        if start < cursor:
+            continue  # inside a block already removed
+        while close_index < len(closes) and closes[close_index][0] < start + len("<think>"):
+            close_index += 1
+        if close_index == len(closes):
+            break  # no closing tag after this one, nor after any later one
+        kept.append(text[cursor:start])
+        cursor = closes[close_index][1]
+    kept.append(text[cursor:])
+    return "".join(kept)
 
 
 def _clean(line: str) -> str:
@@ -453,7 +481,7 @@ def _read_lines(text: str) -> tuple[list[StepLine], _Other, str] | None:
 def parse_reply(text: str) -> ParsedReply:
     """Parse a reply; never raises on any text."""
     raw_text = text
-    text = _THINK.sub("", text)
+    text = strip_think_blocks(text)
     outside: str | None = None
     read = _read_lines(text)
     if read is None and "\r\n" in text:

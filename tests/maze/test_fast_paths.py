@@ -230,3 +230,29 @@ def test_final_path_lookup_matches_a_plain_search(text: str) -> None:
     expected = v11._V11_PATH.search(text)
     found = v11._final_path_match(text)
     assert (found and (found.span(), found.group(1))) == (expected and (expected.span(), expected.group(1)))
+
+
+_THINK_REGEX = re.compile(r"<think>.*?</think>", re.S | re.I)  # what hallumaze/v2 strips, and how
+_THINK_PIECES = st.sampled_from(
+    [
+        "<think>",
+        "</think>",
+        "<THINK>",
+        "</Think>",
+        "<thin\u212a>",
+        "</th\u0131nk>",
+        "<think",
+        "think>",
+        "</",
+        "x",
+        "\n",
+        " ",
+    ]
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_THINK_PIECES, max_size=40))
+def test_think_blocks_are_stripped_as_the_regex_strips_them(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    assert parse.strip_think_blocks(text) == _THINK_REGEX.sub("", text)
