@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from hallubench.packages import extract_js
+from hallubench.packages import extract_js, install_lines
 from hallubench.packages.extract_answer import extract_answer, python_local_modules
 from hallubench.packages.extract_python import extract_python
 from hallubench.packages.install_lines import install_references
@@ -80,3 +83,14 @@ def test_without_tree_sitter_js_is_read_line_by_line_and_flagged(monkeypatch: py
 def test_prose_only_answer_is_not_read_as_code() -> None:
     result = extract_answer("You need to import the module first; from there import it into your app.\n")
     assert result.references == () and not result.partially_parsed
+
+
+_OLD_CODE_SPAN = re.compile(r"`+([^`]+)`+")  # what hallucinated-packages v6/v7 use (quadratic on backtick runs)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["`", "``", "```", "pip", " ", "x", "install `y`"]), max_size=30))
+def test_inline_code_spans_are_those_of_the_frozen_regex(pieces: list[str]) -> None:
+    line = "".join(pieces)
+    expected = [(m.start(1), m.end(1)) for m in _OLD_CODE_SPAN.finditer(line)]
+    assert install_lines._code_spans(line) == expected
