@@ -22,7 +22,7 @@ from typing import Any
 
 from .decoys import PLANTED, DecoyHit, decoy_hits, denies_existence, match_decoy
 from .distmap import DistCandidate, candidates
-from .evidence import Evidence, utc_now
+from .evidence import Evidence, uploaded_after, utc_now
 from .extract_answer import AnswerExtraction, extract_answer
 from .names import canonical_pypi
 from .pysymbols import SymbolVerdict, check_python_symbol
@@ -112,11 +112,6 @@ class AnswerCheck:
             "problems": list(self.extraction.problems),
             "errors": list(self.errors),
         }
-
-
-def _registered_since(first_upload: str | None, run_started_at: str | None) -> bool:
-    """True when the name's first upload is after the run: possibly slopsquatted since."""
-    return bool(first_upload and run_started_at and first_upload > run_started_at)
 
 
 def _declared(references: Sequence[Reference]) -> list[DistCandidate]:
@@ -214,7 +209,7 @@ class _Checker:
             ambiguity=others,
             evidence=evidence if evidence is not None else verdict.evidence,
             first_upload=verdict.first_upload,
-            registered_since=_registered_since(verdict.first_upload, self.run_started_at),
+            registered_since=uploaded_after(verdict.first_upload, self.run_started_at),
             latest_version=verdict.latest_version,
         )
 

@@ -17,6 +17,13 @@ def utc_now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def uploaded_after(first_upload: object, moment: object) -> bool:
+    """Whether a name's first upload is later than `moment` (both RFC 3339 UTC text): registered since then."""
+    if not (isinstance(first_upload, str) and isinstance(moment, str)):
+        return False
+    return bool(first_upload) and bool(moment) and first_upload > moment
+
+
 @dataclass(frozen=True)
 class Evidence:
     """One HTTP attempt (or one offline judgement) behind a verdict."""

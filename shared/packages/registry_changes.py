@@ -4,13 +4,16 @@ A rescore asks the registries again. A name the model invented that was missing 
 and exists now is the case this benchmark exists for: someone may have registered the
 hallucinated name (slopsquatting). Such a change makes the row disagree with the hosted row,
 and this module says why, one line per name, instead of leaving a bare score difference.
-Pure data handling: standard library only.
+Pure data handling: standard library only. (The checker flags `registered_since` on a verdict when it is
+given the run's start time; a rescore compares with the hosted row's own check time instead.)
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from .evidence import uploaded_after
 
 REGISTERED_SINCE = "registered since the run: possibly slopsquatted"
 FOUND_NOW = "exists now, first uploaded before the run: the hosted check may have missed it"
@@ -44,10 +47,9 @@ def registry_changes(
             was, is_ = then.get("verdict"), now.get("verdict")
             first_upload = now.get("first_upload")
             if was == "missing" and is_ == "exists":
-                registered_after = bool(
-                    isinstance(first_upload, str) and isinstance(checked_at, str) and first_upload > checked_at
-                )
-                change = REGISTERED_SINCE if registered_after or not first_upload else FOUND_NOW
+                # no upload time to go by: treated as the worrying case
+                registered = uploaded_after(first_upload, checked_at) or not first_upload
+                change = REGISTERED_SINCE if registered else FOUND_NOW
             elif was == "exists" and is_ == "missing":
                 change = REMOVED_SINCE
             else:

@@ -218,25 +218,3 @@ def aggregate_rows(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         },
         "flags": flags,
     }
-
-
-def registered_since(rows: Iterable[Mapping[str, Any]], run_started_at: str) -> list[dict[str, Any]]:
-    """References that did not exist at run time but were first uploaded later: possibly slopsquatted.
-
-    Rescoring an old run re-asks the registry; a name that was missing when the model wrote it
-    and exists now keeps its original verdict here, flagged with its first upload time.
-    """
-    flagged: list[dict[str, Any]] = []
-    for row in rows:
-        for verdict in row.get("verdicts", []) or []:
-            first = verdict.get("first_upload")
-            if verdict.get("level") == "package" and first and first > run_started_at:
-                flagged.append(
-                    {
-                        "case_id": row.get("case_id"),
-                        "reference": verdict.get("reference"),
-                        "ecosystem": verdict.get("ecosystem"),
-                        "first_upload": first,
-                    }
-                )
-    return flagged
