@@ -4,7 +4,8 @@ A name is a path to a `.py` task file, or a protocol of this checkout's registry
 (`shared/specs.py`, read as `build` and `freeze` read it) in any of the spellings
 `specs.matching` accepts: `hallumaze`, `hallumaze/v2`, `hallumaze_v2`, `hallumaze-v2`,
 `tasks/hallumaze_v2.py`. A benchmark name with several versions means the newest one for
-commands that only read (`run`, `rescore`); `push`, which publishes, asks for one version.
+commands that only read (`run`, `rescore`); `push`, which publishes, asks for one version. Without a
+name, `rescore` finds the task file from the task names in the run files (`task_files_by_run_name`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,21 @@ class TaskLookup:
             benchmark = self.spec.benchmark if self.spec else ""
             raise MissingTaskFile(f"task file not found: {self.path} (run `hallubench build {benchmark}` first)")
         return self.path
+
+
+def task_files_by_run_name() -> dict[str, Path]:
+    """The task file of each stored-task and row-task name a run file may carry (empty outside a checkout)."""
+    from .build import load_specs
+    from .repo import RepositoryNotFound, repo_root
+
+    try:
+        root = repo_root()
+    except RepositoryNotFound:
+        return {}
+    paths: dict[str, Path] = {}
+    for spec in load_specs(root):
+        paths[spec.task_name] = paths[f"{spec.stem}_row"] = root / spec.task_path
+    return paths
 
 
 def find_task(name: str, *, newest_of_several: bool = True) -> TaskLookup:

@@ -49,28 +49,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(handler=run)
 
 
-def _task_paths() -> dict[str, Path]:
-    """Task file of each stored-task and row-task name this checkout builds (empty outside one)."""
-    from ..build import load_specs
-    from ..repo import RepositoryNotFound, repo_root
-
-    try:
-        root = repo_root()
-    except RepositoryNotFound:
-        return {}
-    paths: dict[str, Path] = {}
-    for spec in load_specs(root):
-        paths[spec.task_name] = paths[f"{spec.stem}_row"] = root / spec.task_path
-    return paths
-
-
 def run(args: argparse.Namespace) -> int:
     from ..rescore.engine import rescore_runs
     from ..rescore.feed import RunFileFeed
     from ..rescore.newer import IncompatibleScorer
     from ..rescore.render import to_csv, to_json, to_markdown, to_text
     from ..rescore.reporters import benchmark_report, pictures_option
-    from ..task_lookup import TaskNotFound, find_task
+    from ..task_lookup import TaskNotFound, find_task, task_files_by_run_name
     from ..taskfile.reader import TaskFileError, read_task_file
 
     feed = RunFileFeed([Path(p) for p in args.paths], sys.stderr, show_progress=not args.quiet)
@@ -78,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         if args.task is not None:
             task_path: Path | None = find_task(args.task).require_built()
         else:
-            task_path = feed.find_task(_task_paths())
+            task_path = feed.find_task(task_files_by_run_name())
             if task_path is None and feed.loaded:
                 names = ", ".join(sorted(feed.task_names))
                 print(f"error: no task file known for task(s) {names}; pass --task TASK", file=sys.stderr)
@@ -95,13 +80,15 @@ def run(args: argparse.Namespace) -> int:
         feed.close()
     if not feed.loaded:
         return _nothing_read(report.file_errors)
+    # The benchmark's own report is computed from the verified rows, or, with --scorer, from the rows the
+    # newer scorer could score, as it scored them.
     verified = {model: [row for row in summary.rows if row.prompt_verified] for model, summary in report.models.items()}
-    if newer is not None:  # the benchmark's own report shows what the newer scorer made of the rows it could score
-        verified = {m: [row for row in rows if row.newer and row.newer.row is not None] for m, rows in verified.items()}
-    rows_by_model = {
-        model: [row.newer.row if newer is not None and row.newer and row.newer.row else row.local_row for row in rows]
-        for model, rows in verified.items()
-    }
+    rows_by_model = {model: [row.local_row for row in rows] for model, rows in verified.items()}
+    if newer is not None:
+        verified = {m: [row for row in rows if row.newer and row.newer.row] for m, rows in verified.items()}
+        rows_by_model = {
+            model: [row.newer.row for row in rows if row.newer and row.newer.row] for model, rows in verified.items()
+        }
     extra = None
     if any(rows_by_model.values()):
         extra = benchmark_report(
