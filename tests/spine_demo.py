@@ -8,19 +8,25 @@ from pathlib import Path
 
 DATA = Path(__file__).resolve().parent / "data" / "spine"
 
-DEMO_SPEC = """
+DESCRIPTIONS = {
+    1: "A two-turn word echo used by the spine tests.",
+    2: "The demo's conversation with a stricter scorer.",
+}
 
-PROTOCOLS = (
-    *PROTOCOLS,
-    ProtocolSpec(
-        benchmark="demo",
-        version=1,
-        entry="demo/task_v1.py",
-        title="demo v1",
-        description="A two-turn word echo used by the spine tests.",
-    ),
-)
-"""
+
+def _install_version(root: Path, version: int) -> None:
+    """Copy demo version `version`'s entry module and cases into `root` and register its spec."""
+    shutil.copyfile(DATA / f"demo_task_v{version}.py", root / "shared" / "demo" / f"task_v{version}.py")
+    cases = root / "frozen_cases" / "demo" / f"v{version}"
+    cases.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(DATA / f"demo_cases_v{version}.json", cases / "cases.json")
+    spec = (
+        "\n\nPROTOCOLS = (\n    *PROTOCOLS,\n    ProtocolSpec(\n"
+        f'        benchmark="demo",\n        version={version},\n        entry="demo/task_v{version}.py",\n'
+        f'        title="demo v{version}",\n        description={DESCRIPTIONS[version]!r},\n    ),\n)\n'
+    )
+    specs = root / "shared" / "specs.py"
+    specs.write_text(specs.read_text(encoding="utf-8") + spec, encoding="utf-8")
 
 
 def install_demo(root: Path) -> None:
@@ -28,37 +34,12 @@ def install_demo(root: Path) -> None:
     package = root / "shared" / "demo"
     package.mkdir(exist_ok=True)
     (package / "__init__.py").write_text('"""Demo protocol for the spine tests."""\n', encoding="utf-8")
-    shutil.copyfile(DATA / "demo_task_v1.py", package / "task_v1.py")
-    cases = root / "frozen_cases" / "demo" / "v1"
-    cases.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(DATA / "demo_cases_v1.json", cases / "cases.json")
-    specs = root / "shared" / "specs.py"
-    specs.write_text(specs.read_text(encoding="utf-8") + DEMO_SPEC, encoding="utf-8")
-
-
-DEMO_V2_SPEC = """
-
-PROTOCOLS = (
-    *PROTOCOLS,
-    ProtocolSpec(
-        benchmark="demo",
-        version=2,
-        entry="demo/task_v2.py",
-        title="demo v2",
-        description="The demo's conversation with a stricter scorer.",
-    ),
-)
-"""
+    _install_version(root, 1)
 
 
 def install_demo_v2(root: Path) -> None:
     """Add demo v2 (same conversation as v1 except case w-0, a stricter scorer) after `install_demo`."""
-    shutil.copyfile(DATA / "demo_task_v2.py", root / "shared" / "demo" / "task_v2.py")
-    cases = root / "frozen_cases" / "demo" / "v2"
-    cases.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(DATA / "demo_cases_v2.json", cases / "cases.json")
-    specs = root / "shared" / "specs.py"
-    specs.write_text(specs.read_text(encoding="utf-8") + DEMO_V2_SPEC, encoding="utf-8")
+    _install_version(root, 2)
 
 
 def built_demo_checkout(
