@@ -1,0 +1,421 @@
+"""The audit policy of a sandboxed test process: one permanent hook, no off switch, no secret.
+
+The version process installs it before it imports the test file; every item process inherits it.
+A PEP 578 hook cannot be removed, and this one keeps its whole state in a closure that nothing
+reachable from test code refers to (not `__main__`, not a module global, not a frame local: the
+function that builds it returns nothing that holds it). It decides on every audited route to the
+file system, to processes, to native code and to the interpreter's own machinery:
+
+* files: writes only inside the working directory, reads only there and in the interpreter's own
+  library folders (plus /dev/null and friends); no directory descriptor outside the working
+  directory, so no `dir_fd` can point elsewhere; no links, no bytecode or native module from the
+  working directory; `sqlite3` refused (it opens files the audit cannot see);
+* processes: no fork, exec, spawn, `subprocess`, `os.system` or pty; signals only to the process
+  itself; no limit changes;
+* native and interpreter escapes: no ctypes, subinterpreters, tracing or profiling, new code
+  objects, `gc` object search, further audit hooks, or replacing the harness's own functions' code
+  and defaults.
+
+The harness's few privileged calls are recognised by *where* they are made, never by a flag that
+could be flipped: forking an item only from one line of the version process's main frame (that
+frame object, which test code cannot recreate), killing an item only from one line of the waiting
+function called from that frame, and claiming a pass only from `items.claim` called on one line of
+`items.run_item` called from that frame; that line is reached only after the test function returned.
+Routes that raise no audit event at all are closed by `lockdown.py`.
+"""
+
+from __future__ import annotations
+
+import importlib._bootstrap_external as _bootstrap_external
+import os
+import posix
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import CodeType, FrameType, FunctionType
+from typing import Any
+
+from .paths import inside, is_directory, path_text, resolve
+
+_getframe = sys._getframe
+_getpid = posix.getpid
+_COMPILE_BYTECODE = _bootstrap_external._compile_bytecode.__code__
+_GET_CODE = (
+    _bootstrap_external.SourceLoader.get_code.__code__,
+    _bootstrap_external.SourcelessFileLoader.get_code.__code__,
+)
+_LOADER_TYPES = (_bootstrap_external.SourceFileLoader, _bootstrap_external.SourcelessFileLoader)
+_GET_DATA = _bootstrap_external.FileLoader.get_data
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+CLAIM_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+HARNESS_FILENAME_PREFIX = "<_hb_sandbox/"
+
+DENIED_PREFIXES = (
+    "socket.",
+    "ctypes.",
+    "sqlite3.",
+    "subprocess.",
+    "os.exec",
+    "os.spawn",
+    "os.posix_spawn",
+    "pty.",
+    "syslog.",
+    "webbrowser.",
+    "resource.",
+    "ftplib.",
+    "smtplib.",
+    "imaplib.",
+    "nntplib.",
+    "poplib.",
+    "telnetlib.",
+    "http.client.",
+    "urllib.",
+    "ensurepip.",
+    "msvcrt.",
+    "winreg.",
+    "sys.monitoring.",
+    "_thread.",
+    "cpython._thread.",
+)
+DENIED_EVENTS = frozenset(
+    {
+        "os.system",
+        "os.forkpty",
+        "os.killpg",
+        "os.link",
+        "os.symlink",
+        "os.startfile",
+        "os.add_dll_directory",
+        "os.unshare",
+        "os.setns",
+        "code.__new__",
+        "gc.get_objects",
+        "gc.get_referrers",
+        "gc.get_referents",
+        "sys.addaudithook",
+        "sys.settrace",
+        "sys.setprofile",
+        "setopencodehook",
+        "cpython.PyInterpreterState_New",
+        "builtins.breakpoint",
+        "pdb.Pdb",
+        "fcntl.ioctl",
+        "marshal.load",
+    }
+)
+ALLOWED_FAST = frozenset(
+    {"object.__getattr__", "sys._getframe", "exec", "compile", "builtins.id", "marshal.dumps", "time.sleep"}
+)
+# Modules test code may not import: native memory access, processes or files the audit cannot see.
+DENIED_MODULES = frozenset(
+    {
+        "ctypes",
+        "_ctypes",
+        "_ctypes_test",
+        "_sqlite3",
+        "sqlite3",
+        "_dbm",
+        "_gdbm",
+        "dbm",
+        "readline",
+        "_curses",
+        "_curses_panel",
+        "_posixshmem",
+        "_multiprocessing",
+        "_lsprof",
+        "_xxsubinterpreters",
+        "_xxinterpchannels",
+        "_xxinterpqueues",
+        "_interpreters",
+        "_interpchannels",
+        "_interpqueues",
+        "_testcapi",
+        "_testinternalcapi",
+        "_testbuffer",
+        "_testmultiphase",
+        "_testimportmultiple",
+        "_testclinic",
+        "_testsinglephase",
+        "xxlimited",
+        "xxlimited_35",
+        "_tkinter",
+    }
+)
+_PROTECTED_ATTRIBUTES = frozenset({"__code__", "__defaults__", "__kwdefaults__", "__dict__", "__class__"})
+
+
+class SandboxViolation(PermissionError):
+    """Raised by the audit hook when test code does something the sandbox forbids."""
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Where test code may read and write (absolute, resolved paths)."""
+
+    work: str
+    read_roots: tuple[str, ...]
+    readable_files: tuple[str, ...]
+    pass_dir: str
+    may_kill_all: bool  # the version process is alone in a PID namespace with its items
+
+
+@dataclass(frozen=True)
+class Sites:
+    """The harness's privileged call sites: a frame object and (code, line) pairs."""
+
+    main_frame: FrameType
+    fork_line: int
+    cleanup_line: int
+    wait_code: CodeType
+    kill_line: int
+    run_item_code: CodeType
+    claim_line: int
+    claim_code: CodeType
+
+
+def marked_line(code: CodeType, name: str) -> int:
+    """The one line of `code` that loads `name` (a local alias of a privileged call)."""
+    import dis
+
+    lines = {
+        instruction.positions.lineno
+        for instruction in dis.get_instructions(code)
+        if instruction.opname.startswith("LOAD_") and instruction.argval == name and instruction.positions
+    }
+    if len(lines) != 1 or None in lines:
+        raise ValueError(f"{code.co_name}: expected one line loading {name!r}, found {sorted(map(str, lines))}")
+    (line,) = lines
+    assert line is not None
+    return line
+
+
+def _violation(event: str, detail: Any = "") -> SandboxViolation:
+    shown = repr(detail)[:200] if detail != "" else ""
+    return SandboxViolation(f"sandbox: {event} {shown} is not allowed in tests".replace("  ", " "))
+
+
+def make_hook(rules: Rules, sites: Sites) -> Callable[[str, tuple[Any, ...]], None]:
+    """The audit hook for one version process (see the module docstring); add it with sys.addaudithook."""
+    work, pass_dir = rules.work, rules.pass_dir
+    read_roots, readable_files = rules.read_roots, rules.readable_files
+    main_frame = sites.main_frame
+
+    def target_of(event: str, raw: object) -> str:
+        text = path_text(raw)
+        resolved = resolve(text) if text is not None else None
+        if resolved is None:
+            raise _violation(event, raw)
+        return resolved
+
+    def readable(target: str) -> bool:
+        if inside(target, work):
+            return not target.endswith(".pyc")
+        return target in readable_files or any(inside(target, root) for root in read_roots)
+
+    def writable(event: str, raw: object, dir_fd: object = None, fd_allowed: bool = False) -> None:
+        if type(raw) is int:
+            if fd_allowed:
+                return
+            raise _violation(event, "a descriptor")
+        if dir_fd is not None and dir_fd not in (-1, -100):  # -1: none given; -100: AT_FDCWD
+            text = path_text(raw)
+            if text is None or not text or "/" in text or text in (".", ".."):
+                raise _violation(event, raw)
+            return  # a plain name in a directory descriptor, which can only be inside the working directory
+        target = target_of(event, raw)
+        if not inside(target, work) or target.endswith(".pyc"):
+            raise _violation(event, raw)
+
+    def listable(event: str, raw: object) -> None:
+        if raw is None or type(raw) is int:
+            return
+        if not readable(target_of(event, raw)):
+            raise _violation(event, raw)
+
+    def claim_allowed(target: str, flags: int, caller: FrameType) -> bool:
+        if caller.f_code is not sites.claim_code:
+            return False
+        runner = caller.f_back
+        if runner is None or runner.f_code is not sites.run_item_code or runner.f_back is not main_frame:
+            return False
+        if runner.f_lineno != sites.claim_line:
+            return False
+        name = target[len(pass_dir) + 1 :]
+        return (
+            target.startswith(pass_dir + "/")
+            and name.isdigit()
+            and name.isascii()
+            and (flags & ~os.O_CLOEXEC) == CLAIM_FLAGS
+        )
+
+    def on_open(event: str, args: tuple[Any, ...]) -> None:
+        raw, mode, flags = args[0], args[1], args[2]
+        if type(raw) is int:
+            return  # an open descriptor, obtained through this policy
+        target = target_of(event, raw)
+        if inside(target, pass_dir):
+            if claim_allowed(target, flags, _getframe(2)):
+                return
+            raise _violation(event, raw)
+        wants_write = (type(mode) is str and any(letter in mode for letter in "wax+")) or bool(flags & _WRITE_FLAGS)
+        if wants_write:
+            if (inside(target, work) and not target.endswith(".pyc")) or target == "/dev/null":
+                return
+            raise _violation(event, raw)
+        if not readable(target):
+            raise _violation(event, raw)
+        if not inside(target, work) and is_directory(target):
+            raise _violation(event, f"{raw!r} (a directory descriptor outside the working directory)")
+
+    def on_fork(event: str, args: tuple[Any, ...]) -> None:
+        caller = _getframe(2)
+        if caller is main_frame and caller.f_lineno == sites.fork_line:
+            return
+        raise _violation(event)
+
+    def on_kill(event: str, args: tuple[Any, ...]) -> None:
+        pid = args[0]
+        if type(pid) is int and pid == _getpid():
+            return
+        caller = _getframe(2)
+        if (
+            type(pid) is int
+            and pid > 0
+            and caller.f_code is sites.wait_code
+            and caller.f_back is main_frame
+            and caller.f_lineno == sites.kill_line
+        ):
+            return
+        if rules.may_kill_all and pid == -1 and caller is main_frame and caller.f_lineno == sites.cleanup_line:
+            return
+        raise _violation(event, args)
+
+    def on_import(event: str, args: tuple[Any, ...]) -> None:
+        name = args[0]
+        if type(name) is not str or name.split(".")[0] in DENIED_MODULES:
+            raise _violation(event, name)
+        filename = args[1] if len(args) > 1 else None
+        if filename is not None:
+            target = target_of(event, filename)
+            if inside(target, work) and not target.endswith(".py"):
+                raise _violation(event, f"{name} from {filename!r}")
+
+    def on_marshal_loads(event: str, args: tuple[Any, ...]) -> None:
+        caller = _getframe(2)
+        loader_frame = caller.f_back
+        if caller.f_code is _COMPILE_BYTECODE and loader_frame is not None and loader_frame.f_code in _GET_CODE:
+            loader = loader_frame.f_locals.get("self")
+            if (
+                type(loader) in _LOADER_TYPES
+                and type(loader).get_data is _GET_DATA
+                and "get_data" not in object.__getattribute__(loader, "__dict__")
+            ):
+                path = object.__getattribute__(loader, "path")
+                target = resolve(path) if type(path) is str else None
+                if target is not None and not inside(target, work) and readable(target):
+                    return
+        raise _violation(event, "bytes that the import system did not read from the library")
+
+    def on_setattr(event: str, args: tuple[Any, ...]) -> None:
+        target, name = args[0], args[1]
+        if name in _PROTECTED_ATTRIBUTES and type(target) is FunctionType:
+            if target.__code__.co_filename.startswith(HARNESS_FILENAME_PREFIX):
+                raise _violation(event, f"{name} of the harness function {target.__name__}")
+
+    def on_chdir(event: str, args: tuple[Any, ...]) -> None:
+        if type(args[0]) is int or not inside(target_of(event, args[0]), work):
+            raise _violation(event, args[0])
+
+    def on_listing(event: str, args: tuple[Any, ...]) -> None:
+        listable(event, args[0] if args else None)
+
+    def on_read(event: str, args: tuple[Any, ...]) -> None:
+        if type(args[0]) is not int and not readable(target_of(event, args[0])):
+            raise _violation(event, args[0])
+
+    def first_path(position: int, dir_fd: int | None = None, fd_allowed: bool = False) -> Callable[..., None]:
+        def check(event: str, args: tuple[Any, ...]) -> None:
+            writable(
+                event,
+                args[position],
+                args[dir_fd] if dir_fd is not None and len(args) > dir_fd else None,
+                fd_allowed,
+            )
+
+        return check
+
+    def on_rename(event: str, args: tuple[Any, ...]) -> None:
+        writable(event, args[0], args[2] if len(args) > 2 else None)
+        writable(event, args[1], args[3] if len(args) > 3 else None)
+
+    def both_written(event: str, args: tuple[Any, ...]) -> None:
+        writable(event, args[0])
+        writable(event, args[1])
+
+    def source_read_target_written(event: str, args: tuple[Any, ...]) -> None:
+        on_read(event, args)
+        writable(event, args[1])
+
+    def on_archive(event: str, args: tuple[Any, ...]) -> None:
+        writable(event, args[0])
+        if len(args) > 2 and args[2] is not None:
+            listable(event, args[2])
+
+    def on_unpack(event: str, args: tuple[Any, ...]) -> None:
+        on_read(event, args)
+        writable(event, args[1])
+
+    handlers: dict[str, Callable[[str, tuple[Any, ...]], None]] = {
+        "open": on_open,
+        "os.fork": on_fork,
+        "os.kill": on_kill,
+        "import": on_import,
+        "marshal.loads": on_marshal_loads,
+        "object.__setattr__": on_setattr,
+        "object.__delattr__": on_setattr,
+        "os.chdir": on_chdir,
+        "os.listdir": on_listing,
+        "os.scandir": on_listing,
+        "os.walk": on_listing,
+        "os.fwalk": on_listing,
+        "glob.glob": on_listing,
+        "glob.glob/2": on_listing,
+        "pathlib.Path.glob": on_listing,
+        "pathlib.Path.rglob": on_listing,
+        "os.getxattr": on_read,
+        "os.listxattr": on_read,
+        "os.mkdir": first_path(0, dir_fd=2),
+        "os.rmdir": first_path(0, dir_fd=1),
+        "os.remove": first_path(0, dir_fd=1),
+        "os.chmod": first_path(0, dir_fd=2),
+        "os.chown": first_path(0, dir_fd=3),
+        "os.utime": first_path(0, dir_fd=3),
+        "os.truncate": first_path(0, fd_allowed=True),
+        "os.setxattr": first_path(0),
+        "os.removexattr": first_path(0),
+        "os.chflags": first_path(0),
+        "os.lchflags": first_path(0),
+        "os.rename": on_rename,
+        "shutil.rmtree": first_path(0, dir_fd=1),
+        "shutil.chown": first_path(0),
+        "shutil.copyfile": source_read_target_written,
+        "shutil.copymode": source_read_target_written,
+        "shutil.copystat": source_read_target_written,
+        "shutil.copytree": source_read_target_written,
+        "shutil.move": both_written,
+        "shutil.make_archive": on_archive,
+        "shutil.unpack_archive": on_unpack,
+        "tempfile.mkstemp": first_path(0),
+        "tempfile.mkdtemp": first_path(0),
+    }
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event in ALLOWED_FAST:
+            return
+        handler = handlers.get(event)
+        if handler is not None:
+            handler(event, args)
+        elif event in DENIED_EVENTS or event.startswith(DENIED_PREFIXES):
+            raise _violation(event)
+
+    return hook
