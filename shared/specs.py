@@ -142,6 +142,34 @@ PROTOCOLS: tuple[ProtocolSpec, ...] = (
         ),
         cases_factory="hallubench.misled.cases:v1_thinking_cases",
     ),
+    ProtocolSpec(
+        benchmark="misled-tests",
+        version=2,
+        entry="misled/task_v2.py",
+        title="misled-tests v2: do models write tests that enshrine the bug? (thinking off, contained executor)",
+        description=(
+            "The misled-tests v1 cases and prompts, byte for byte, with a new executor and scorer: each "
+            "collected test runs on the buggy and the fixed version in the same path with the same environment, "
+            "in a random order, with nothing carried from one version to the next; a test passes only when the "
+            "executor itself finds the evidence that its test function returned, which test code can neither "
+            "write nor forge; an audit guard without an off switch refuses every route out, and user, mount, "
+            "network and PID namespaces with a read-only root are added where the kernel allows it (each row "
+            "records which layers were active). Thinking off, 4,096-token cap."
+        ),
+        cases_factory="hallubench.misled.cases:v1_cases",
+    ),
+    ProtocolSpec(
+        benchmark="misled-tests-thinking",
+        version=2,
+        entry="misled/task_v2.py",
+        title="misled-tests-thinking v2: do models write tests that enshrine the bug? (thinking on, contained executor)",
+        description=(
+            "The misled-tests-thinking v1 cases and prompts (thinking on, 16,384-token cap), byte for byte, scored "
+            "by the misled-tests v2 executor: same path, environment and random order for both versions, "
+            "unforgeable pass evidence, an audit guard without an off switch, and namespaces where allowed."
+        ),
+        cases_factory="hallubench.misled.cases:v1_thinking_cases",
+    ),
 )
 
 

@@ -39,7 +39,7 @@ from .paths import inside, is_directory, path_text, resolve
 
 _getframe = sys._getframe
 _getpid = posix.getpid
-_COMPILE_BYTECODE = _bootstrap_external._compile_bytecode.__code__
+_COMPILE_BYTECODE = _bootstrap_external._compile_bytecode.__code__  # type: ignore[attr-defined]
 _GET_CODE = (
     _bootstrap_external.SourceLoader.get_code.__code__,
     _bootstrap_external.SourcelessFileLoader.get_code.__code__,
@@ -304,7 +304,7 @@ def make_hook(rules: Rules, sites: Sites) -> Callable[[str, tuple[Any, ...]], No
         caller = _getframe(2)
         loader_frame = caller.f_back
         if caller.f_code is _COMPILE_BYTECODE and loader_frame is not None and loader_frame.f_code in _GET_CODE:
-            loader = loader_frame.f_locals.get("self")
+            loader: Any = loader_frame.f_locals.get("self")
             if (
                 type(loader) in _LOADER_TYPES
                 and type(loader).get_data is _GET_DATA
@@ -318,9 +318,12 @@ def make_hook(rules: Rules, sites: Sites) -> Callable[[str, tuple[Any, ...]], No
 
     def on_setattr(event: str, args: tuple[Any, ...]) -> None:
         target, name = args[0], args[1]
-        if name in _PROTECTED_ATTRIBUTES and type(target) is FunctionType:
-            if target.__code__.co_filename.startswith(HARNESS_FILENAME_PREFIX):
-                raise _violation(event, f"{name} of the harness function {target.__name__}")
+        if (
+            name in _PROTECTED_ATTRIBUTES
+            and type(target) is FunctionType
+            and target.__code__.co_filename.startswith(HARNESS_FILENAME_PREFIX)
+        ):
+            raise _violation(event, f"{name} of the harness function {target.__name__}")
 
     def on_chdir(event: str, args: tuple[Any, ...]) -> None:
         if type(args[0]) is int or not inside(target_of(event, args[0]), work):

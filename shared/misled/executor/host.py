@@ -11,6 +11,7 @@ Embedded into task files: standard library only.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -172,7 +173,6 @@ class _Session:
             "work": self.root + "/work",
             "pass_root": self.root + "/pass",
             "item_timeout_s": limits.item_timeout_s,
-            "startup_s": limits.startup_s,
             "memory_bytes": limits.memory_bytes,
             "file_size_bytes": limits.file_size_bytes,
             "workdir_bytes": limits.workdir_bytes,
@@ -204,7 +204,7 @@ class _Session:
         try:
             self.process.stdin.write(f"{len(data)}\n".encode("ascii") + data)
             self.process.stdin.flush()
-            ready = self._next(time.monotonic() + limits.startup_s + 30.0)
+            ready = self._next(time.monotonic() + limits.startup_s)
         except (OSError, _ServerDied) as exc:
             detail = self._log_tail()
             self.close()
@@ -255,7 +255,7 @@ class _Session:
         except OSError as exc:
             raise _ServerDied(f"cannot send the version: {exc}") from exc
         result = VersionResult(name)
-        patience = self.limits.startup_s + self.limits.item_timeout_s + 15.0
+        patience = self.limits.item_timeout_s + 30.0  # the server reports after every item
         while True:
             record = self._next(time.monotonic() + patience)
             kind = record.get("type")
@@ -293,14 +293,10 @@ class _Session:
             except (OSError, subprocess.TimeoutExpired):
                 pass
             for group in (process.pid, *self.groups):
-                try:
+                with contextlib.suppress(OSError):
                     os.killpg(group, signal.SIGKILL)
-                except OSError:
-                    pass
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                pass
             if process.stdout is not None:
                 process.stdout.close()
         if hasattr(self, "log"):

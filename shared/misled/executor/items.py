@@ -46,7 +46,7 @@ def _describe(exc: BaseException) -> str:
 
 def _unittest_target(item: Any) -> Any:
     """A callable running a unittest.TestCase method as unittest would: setUp, method, tearDown, cleanups."""
-    case = getattr(item, "instance", None)
+    case: Any = getattr(item, "instance", None)
     if case is None:
         case = getattr(item, "_testcase", None)
     method = getattr(case, item.name)
@@ -169,7 +169,7 @@ def run_item(
             else:
                 _send(details_fd, _failure("teardown", after))
     except BaseException as exc:
-        try:
+        try:  # noqa: SIM105 (no library helper here: test code may have replaced it)
             _send(details_fd, {"outcome": "error", "kind": f"harness: {type(exc).__name__}", "detail": _describe(exc)})
         except BaseException:
             pass

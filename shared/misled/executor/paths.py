@@ -48,8 +48,8 @@ def path_text(raw: object) -> str | None:
     if kind is bytes:
         return _decode(raw, _ENCODING, "surrogateescape")  # type: ignore[arg-type]
     if kind in _PATH_TYPES and kind.__fspath__ is _PATH_FSPATH and kind.__str__ is _PATH_STR:
-        text = _PATH_STR(raw)  # type: ignore[arg-type]
-        return text if type(text) is str else None
+        text: object = _PATH_STR(raw)
+        return text if isinstance(text, str) and type(text) is str else None
     return None
 
 

@@ -31,6 +31,7 @@ host sends the sources and they are loaded under a private package name, outside
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import secrets
@@ -49,6 +50,7 @@ TEST_FILE = "test_generated.py"
 FIXED_TIME = 946684800  # 2000-01-01: every file of every version carries the same timestamps
 RECORD_LIMIT = 1 << 22
 MESSAGE_LIMIT = 1 << 28
+COLLECTION_GRACE_S = 5.0
 PYTEST_SUPPORT = ("pytest", "_pytest", "pluggy", "iniconfig", "packaging", "exceptiongroup", "tomli")
 
 
@@ -115,7 +117,6 @@ class Server:
         self.work: str = config["work"]
         self.pass_root: str = config["pass_root"]
         self.item_timeout_s = float(config["item_timeout_s"])
-        self.startup_s = float(config["startup_s"])
         self.pid_namespace = bool(self.layers.get("pid_namespace")) and os.getpid() == 1
         self.layers["pid_namespace"] = self.pid_namespace
         os.makedirs(self.work, exist_ok=True)
@@ -240,16 +241,27 @@ class Server:
                 else:
                     send(self.out, {"type": "item", **item})
             if missing:
-                send(self.out, {"type": "note", "text": f"version process ended early ({first['ended']}); "
-                                f"{len(missing)} item(s) were run again alone"})
+                send(
+                    self.out,
+                    {
+                        "type": "note",
+                        "text": f"version process ended early ({first['ended']}); "
+                        f"{len(missing)} item(s) were run again alone",
+                    },
+                )
             for node in missing:
                 self._fill_work(message)
                 alone = self._version_process((node,))
                 item = alone["items"].get(node)
                 if item is None:
                     why = alone["ended"] if alone["collected"] is not None else "not collected when run alone"
-                    item = {"node": node, "outcome": "error", "kind": f"crashed: no result even when run alone ({why})",
-                            "detail": "", "duration_s": 0.0}
+                    item = {
+                        "node": node,
+                        "outcome": "error",
+                        "kind": f"crashed: no result even when run alone ({why})",
+                        "detail": "",
+                        "duration_s": 0.0,
+                    }
                 send(self.out, {"type": "item", **item, "rerun_alone": True})
         send(self.out, {"type": "version_done", "id": message.get("id")})
 
@@ -294,8 +306,13 @@ class Server:
             record = found["records"].get(index)
             passed = os.path.isfile(f"{pass_dir}/{index}") and not os.path.islink(f"{pass_dir}/{index}")
             if passed:
-                items[node] = {"node": node, "outcome": "pass", "kind": "returned", "detail": "",
-                               "duration_s": float(record.get("duration_s", 0.0)) if record else 0.0}
+                items[node] = {
+                    "node": node,
+                    "outcome": "pass",
+                    "kind": "returned",
+                    "detail": "",
+                    "duration_s": float(record.get("duration_s", 0.0)) if record else 0.0,
+                }
             elif record is not None:
                 outcome = record.get("outcome")
                 if outcome == "pass":
@@ -310,7 +327,8 @@ class Server:
         collected: list[str] | None = None
         collection_error: str | None = None
         records: dict[int, dict[str, Any]] = {}
-        deadline = time.monotonic() + self.startup_s + self.item_timeout_s
+        allowance = self.item_timeout_s + COLLECTION_GRACE_S  # importing the file is test code, like an item
+        deadline = time.monotonic() + allowance
         ended = "exited"
         while True:
             try:
@@ -319,7 +337,7 @@ class Server:
                 ended = f"broke the record format: {exc}"
                 break
             if record is None:
-                ended = "exited" if reader.eof else f"killed: no progress for {self.item_timeout_s + 5:g} s"
+                ended = "exited" if reader.eof else f"killed: no progress for {allowance:g} s"
                 break
             kind = record.get("type")
             if kind == "collected" and collected is None and collection_error is None:
@@ -330,23 +348,25 @@ class Server:
                 collection_error = str(record.get("detail", ""))[:6000]
             elif kind == "item" and collected is not None:
                 index = record.get("index")
-                if type(index) is int and 0 <= index < len(collected) and index not in records:
-                    if record.get("node") == collected[index]:
-                        records[index] = {
-                            "node": collected[index],
-                            "outcome": str(record.get("outcome")),
-                            "kind": str(record.get("kind", ""))[:200],
-                            "detail": str(record.get("detail", ""))[:400],
-                            "duration_s": float(record["duration_s"])
-                            if isinstance(record.get("duration_s"), int | float)
-                            else 0.0,
-                        }
-                        send(self.out, {"type": "progress"})
+                if not isinstance(index, int) or not 0 <= index < len(collected) or index in records:
+                    continue
+                if record.get("node") == collected[index]:
+                    records[index] = {
+                        "node": collected[index],
+                        "outcome": str(record.get("outcome")),
+                        "kind": str(record.get("kind", ""))[:200],
+                        "detail": str(record.get("detail", ""))[:400],
+                        "duration_s": float(record["duration_s"])
+                        if isinstance(record.get("duration_s"), int | float)
+                        else 0.0,
+                    }
+                    send(self.out, {"type": "progress"})
             elif kind in ("done", "harness_error"):
                 if kind == "harness_error":
                     ended = f"harness error: {str(record.get('detail', ''))[:300]}"
                 break
-            deadline = time.monotonic() + self.item_timeout_s + 5.0
+            allowance = self.item_timeout_s + COLLECTION_GRACE_S
+            deadline = time.monotonic() + allowance
         if collected is None and collection_error is None:
             collection_error = f"the version process ended during collection without a result ({ended})"
         return {"collected": collected, "collection_error": collection_error, "records": records, "ended": ended}
@@ -354,20 +374,14 @@ class Server:
     def _end_version(self, pid: int) -> None:
         """No process of the version survives it."""
         if self.pid_namespace:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(-1, signal.SIGKILL)  # every other process of the namespace (the server is its init)
-            except ProcessLookupError:
-                pass
         else:
-            for kill, target in ((os.killpg, pid), (os.kill, pid)):
-                try:
-                    kill(target, signal.SIGKILL)
-                except OSError:
-                    pass
-        try:
+            for kill in (os.killpg, os.kill):
+                with contextlib.suppress(OSError):
+                    kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, 0)
-        except ChildProcessError:
-            pass
         while True:  # as PID 1 the server also reaps the orphans of the namespace
             try:
                 reaped, _ = os.waitpid(-1, 0 if self.pid_namespace else os.WNOHANG)

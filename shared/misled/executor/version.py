@@ -169,7 +169,10 @@ def _collect(plan: VersionPlan) -> list[Any] | None:
     try:
         items = list(plan.session.perform_collect())
     except BaseException as exc:
-        send(plan.results_fd, {"type": "collection_error", "detail": f"collection stopped: {type(exc).__name__}: {exc}"[:3000]})
+        send(
+            plan.results_fd,
+            {"type": "collection_error", "detail": f"collection stopped: {type(exc).__name__}: {exc}"[:3000]},
+        )
         return None
     if plan.collection_errors.messages:
         send(plan.results_fd, {"type": "collection_error", "detail": "; ".join(plan.collection_errors.messages)[:6000]})
@@ -212,7 +215,7 @@ def run_version(
             record = _wait(pid, read_end, plan.item_timeout_s)
             _close(read_end)
             if plan.rules.may_kill_all:
-                try:
+                try:  # noqa: SIM105 (no library helper here: test code may have replaced it)
                     _kill(-1, 9)
                 except OSError:
                     pass  # nothing else was left running
@@ -220,7 +223,7 @@ def run_version(
             _send(results_fd, record)
         _send(results_fd, {"type": "done"})
     except BaseException as exc:
-        try:
+        try:  # noqa: SIM105 (no library helper here: test code may have replaced it)
             _send(results_fd, {"type": "harness_error", "detail": f"{type(exc).__name__}: {exc}"[:2000]})
         except BaseException:
             pass
