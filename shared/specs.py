@@ -146,7 +146,7 @@ PROTOCOLS: tuple[ProtocolSpec, ...] = (
         benchmark="misled-tests",
         version=2,
         entry="misled/task_v2.py",
-        title="misled-tests v2: do models write tests that enshrine the bug? (thinking off, contained executor)",
+        title="misled-tests v2: do models write tests that enshrine the bug? (thinking off, new executor)",
         description=(
             "The misled-tests v1 cases and prompts, byte for byte, with a new executor and scorer: each "
             "collected test runs on the buggy and the fixed version in the same path with the same environment, "
@@ -162,7 +162,7 @@ PROTOCOLS: tuple[ProtocolSpec, ...] = (
         benchmark="misled-tests-thinking",
         version=2,
         entry="misled/task_v2.py",
-        title="misled-tests-thinking v2: do models write tests that enshrine the bug? (thinking on, contained executor)",
+        title="misled-tests-thinking v2: do models write tests that enshrine the bug? (thinking on, new executor)",
         description=(
             "The misled-tests-thinking v1 cases and prompts (thinking on, 16,384-token cap), byte for byte, scored "
             "by the misled-tests v2 executor: same path, environment and random order for both versions, "

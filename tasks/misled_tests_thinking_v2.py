@@ -6,12 +6,12 @@
 # %%
 HB_PROTOCOL_ID = 'misled-tests-thinking/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = 'aca46d3a6e88f4620b02772e905aab255662f042395590d807fc6e3e2d8a79db'
+HB_PAYLOAD_SHA256 = 'e0d9142abddc689418b31d057442e61d65af87face85774c55ba14e336dc9dea'
 HB_TAG = 'misled-tests-thinking/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
 # %% [markdown]
-# # misled-tests-thinking v2: do models write tests that enshrine the bug? (thinking on, contained executor)
+# # misled-tests-thinking v2: do models write tests that enshrine the bug? (thinking on, new executor)
 #
 # The misled-tests-thinking v1 cases and prompts (thinking on, 16,384-token cap), byte for byte, scored by the misled-tests v2 executor: same path, environment and random order for both versions, unforgeable pass evidence, an audit guard without an off switch, and namespaces where allowed.
 
@@ -1228,7 +1228,7 @@ def make_hook(rules: Rules, sites: Sites) -> Callable[[str, tuple[Any, ...]], No
     return hook
 '''
 
-# %% embedded module misled/executor/host.py sha256=00c78184ec42190090657f82724e11362c603669496f991a1d7aa14a34f63cd5
+# %% embedded module misled/executor/host.py sha256=f1ba39c488e1e96f142125e616f404308a0629206c71c23cc98ec85e0fd653f6
 HB_MODULES['misled/executor/host.py'] = r'''"""The host side of the v2 executor: start sandbox servers, feed them one version at a time, gather results.
 
 `run_jobs` runs every collected item of every job (a test file and its program versions) on each
@@ -1401,8 +1401,7 @@ class _Session:
         self.groups: set[int] = set()
         config = {
             "run_root": self.root,
-            "work": self.root + "/work",
-            "pass_root": self.root + "/pass",
+            "sandbox": self.root + "/sandbox",
             "item_timeout_s": limits.item_timeout_s,
             "memory_bytes": limits.memory_bytes,
             "file_size_bytes": limits.file_size_bytes,
@@ -1925,7 +1924,7 @@ def apply(slots: Plan) -> int:
     return len(slots)
 '''
 
-# %% embedded module misled/executor/namespaces.py sha256=6514aa8f8fb2600751a89f0e58444b497b1f545671b3e3ea8aefa6c904c6e645
+# %% embedded module misled/executor/namespaces.py sha256=c6d90a27841e06c1cfaab7e5fed97873cbada6d81ff17081feb39b46af845286
 HB_MODULES['misled/executor/namespaces.py'] = r'''"""OS isolation under the Python guard, where the kernel allows it: user, mount, network and PID namespaces.
 
 The first process of a sandbox session tries, in order, and records what worked:
@@ -1963,6 +1962,7 @@ PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
 SYSTEM_DIRECTORIES = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin")
 SYSTEM_FILES = ("/etc/ld.so.cache",)
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+SANDBOX = "/sandbox"  # inside the new root: the same path on every machine, for every session
 
 
 def _no_layers(reason: str) -> dict[str, Any]:
@@ -2097,8 +2097,7 @@ def _build_root(libc: _Libc, config: dict[str, Any], interpreter_dirs: list[str]
     for path in (*SYSTEM_FILES, *DEVICES):
         if os.path.exists(path) and not os.path.exists(root + path):
             new.bind_read_only(path)
-    new.tmpfs(config["work"], int(config["workdir_bytes"]))
-    new.tmpfs(config["pass_root"], 1 << 20)
+    new.tmpfs(SANDBOX, int(config["workdir_bytes"]))
     os.makedirs(root + "/.old", exist_ok=True)
     libc.mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
     libc.pivot_root(root, root + "/.old")
@@ -2134,6 +2133,7 @@ def enter(config: dict[str, Any], interpreter_dirs: list[str]) -> dict[str, Any]
         _build_root(libc, config, interpreter_dirs)
         layers["read_only_root"] = True
         layers["workdir"] = "tmpfs"
+        layers["sandbox"] = SANDBOX
     except OSError as exc:
         layers["failures"].append(f"new root: {exc}")
     return layers
@@ -2273,7 +2273,7 @@ def is_regular_file(path: str) -> bool:
         return False
 '''
 
-# %% embedded module misled/executor/server.py sha256=f1e9ce276888a10d68d67bc95af686c100899567ec7b05bdf696c4d387bb484a
+# %% embedded module misled/executor/server.py sha256=a3ca47cbc069a95e494fa84e180be6845d1e5ab2a303f0cbc32ce05431230627
 HB_MODULES['misled/executor/server.py'] = r'''"""The sandbox server: a warm interpreter that runs one program version of one test file at a time.
 
 Design (v2), one session per batch of test files:
@@ -2327,6 +2327,7 @@ FIXED_TIME = 946684800  # 2000-01-01: every file of every version carries the sa
 RECORD_LIMIT = 1 << 22
 MESSAGE_LIMIT = 1 << 28
 COLLECTION_GRACE_S = 5.0
+PROGRESS_EVERY_S = 1.0
 PYTEST_SUPPORT = ("pytest", "_pytest", "pluggy", "iniconfig", "packaging", "exceptiongroup", "tomli")
 
 
@@ -2390,16 +2391,20 @@ class Server:
         config = payload["config"]
         self.config = config
         self.layers: dict[str, Any] = dict(payload["layers"])
-        self.work: str = config["work"]
-        self.pass_root: str = config["pass_root"]
+        sandbox = str(self.layers.get("sandbox") or config["sandbox"])
+        self.sandbox = sandbox
+        self.work = sandbox + "/work"  # re-created for every version, at the same path
+        self.pass_root = sandbox + "/pass"
         self.item_timeout_s = float(config["item_timeout_s"])
         self.pid_namespace = bool(self.layers.get("pid_namespace")) and os.getpid() == 1
         self.layers["pid_namespace"] = self.pid_namespace
         os.makedirs(self.work, exist_ok=True)
         os.makedirs(self.pass_root, exist_ok=True)
+        self.layers["working_directory"] = self.work
         self.out = os.dup(1)  # the host's channel; stray prints go to the log from here on
         os.dup2(2, 1)
         self.reader = LineReader(0, MESSAGE_LIMIT)
+        self.last_progress = 0.0
         self.environment = {
             "PATH": "/usr/bin:/bin",
             "HOME": self.work + "/tmp",
@@ -2440,6 +2445,7 @@ class Server:
         config._do_configure()
         self.session = _pytest.main.Session.from_config(config)
         config.hook.pytest_sessionstart(session=self.session)
+        os.chdir(self.sandbox)  # the working directory itself is re-created for each version
         return str(pytest.__version__)
 
     def _site_lines(self) -> version.Lines:
@@ -2485,7 +2491,11 @@ class Server:
 
     # -- one version ---------------------------------------------------------------------
     def _fill_work(self, message: dict[str, Any]) -> None:
-        _empty(self.work)
+        """A new working directory (a new inode: nothing set on the old one survives) with this version's files."""
+        if os.path.lexists(self.work):
+            _empty(self.work)
+            os.rmdir(self.work)
+        os.mkdir(self.work, 0o755)
         files = dict(message["files"])
         files[TEST_FILE] = message["test_source"]
         for name, text in files.items():
@@ -2550,6 +2560,7 @@ class Server:
             collection_errors=self.collection_errors,
             results_fd=write_end,
             work=self.work,
+            test_file=TEST_FILE,
             select=wanted,
             item_timeout_s=self.item_timeout_s,
             memory_bytes=int(self.config["memory_bytes"]),
@@ -2667,7 +2678,7 @@ class Server:
                 return
 '''
 
-# %% embedded module misled/executor/version.py sha256=ecb94f39931afea3e1402e5ae93425981bc932533a4f4f4814468b7a9d5c2117
+# %% embedded module misled/executor/version.py sha256=ab182e3f1604e225a411d4cb4fe8878b9d65a8d9d5716b429430f35904c43551
 HB_MODULES['misled/executor/version.py'] = r'''"""The version process: one program version, one test file, each selected item in a process of its own.
 
 Forked from the server, which has pytest imported and configured but has never run test code. Before
@@ -2700,6 +2711,7 @@ from .items import claim, run_item
 from .wire import parse, send
 
 DETAILS_LIMIT = 1 << 16
+_PIDFD_OPEN = getattr(os, "pidfd_open", None)  # bound before the lockdown replaces it
 
 
 @dataclass(frozen=True)
@@ -2720,6 +2732,7 @@ class VersionPlan:
     collection_errors: Any
     results_fd: int
     work: str
+    test_file: str
     select: tuple[str, ...] | None
     item_timeout_s: float
     memory_bytes: int
@@ -2747,6 +2760,15 @@ def _describe_status(status: int) -> str:
     return f"crashed: exit status {os.waitstatus_to_exitcode(status)} without a result"
 
 
+def _exit_watch(pid: int, open_pidfd: Any) -> int | None:
+    """A descriptor that becomes readable when the item exits (None where pidfds are missing)."""
+    try:
+        fd = open_pidfd(pid)
+    except (AttributeError, OSError, TypeError):
+        return None
+    return fd if isinstance(fd, int) else None
+
+
 def wait_item(
     pid: int,
     read_fd: int,
@@ -2755,41 +2777,57 @@ def wait_item(
     _waitpid: Any = os.waitpid,
     _select: Any = select.select,
     _read: Any = os.read,
+    _close: Any = os.close,
+    _pidfd_open: Any = _PIDFD_OPEN,
     _monotonic: Any = time.monotonic,
     _sleep: Any = time.sleep,
 ) -> dict[str, Any]:
-    """Collect an item's details until it exits; kill it at the deadline (the line loading `_kill`)."""
+    """Collect an item's details until it exits; kill it at the deadline (the line loading `_kill`).
+
+    The exit is awaited on a pidfd (bound here before any lockdown), else polled.
+    """
     deadline = _monotonic() + timeout_s
     data = bytearray()
+    watch = _exit_watch(pid, _pidfd_open)
     eof = False
     status: int | None = None
     while status is None:
         remaining = deadline - _monotonic()
         if remaining <= 0:
             break
-        if not eof:
-            ready, _, _ = _select([read_fd], [], [], remaining)
+        waiting = ([] if eof else [read_fd]) + ([] if watch is None else [watch])
+        if waiting:
+            ready, _, _ = _select(waiting, [], [], remaining)
             if not ready:
                 break
-            chunk = _read(read_fd, DETAILS_LIMIT)
-            if not chunk:
-                eof = True
-            elif len(data) < DETAILS_LIMIT:
-                data += chunk
-            continue
+            if read_fd in ready:
+                chunk = _read(read_fd, DETAILS_LIMIT)
+                if not chunk:
+                    eof = True
+                elif len(data) < DETAILS_LIMIT:
+                    data += chunk
+            if watch is not None and watch not in ready:
+                continue
+            if watch is None and not eof:
+                continue
         done, found = _waitpid(pid, os.WNOHANG)
         if done:
             status = found
-        else:
-            _sleep(min(0.001, remaining))
+        elif watch is None:
+            _sleep(min(0.001, max(remaining, 0.0)))
+    if watch is not None:
+        _close(watch)
     if status is None:
         done, found = _waitpid(pid, os.WNOHANG)
-        if done:
-            status = found
-        else:
+        if not done:
             _kill(pid, 9)
             _waitpid(pid, 0)
             return {"outcome": "timeout", "kind": f"timeout after {timeout_s:g} s", "detail": ""}
+        status = found
+    while not eof and len(data) < DETAILS_LIMIT and _select([read_fd], [], [], 0)[0]:
+        chunk = _read(read_fd, DETAILS_LIMIT)
+        eof = not chunk
+        data += chunk
     reported = parse(bytes(data).split(b"\n", 1)[0]) if data else None
     if reported is None or reported.get("outcome") not in ("pass", "fail", "error"):
         return {"outcome": "error", "kind": _describe_status(status), "detail": ""}
@@ -2835,9 +2873,19 @@ def _prepare(plan: VersionPlan, main: Any) -> None:
     sys.addaudithook(guard.make_hook(plan.rules, sites))
 
 
+def collect_items(session: Any, path: str) -> list[Any]:
+    """The test file's items, collected as `pytest FILE` would (the one module, no directory walk)."""
+    from pathlib import Path
+
+    from _pytest.python import Module
+
+    module = Module.from_parent(session, path=Path(path))
+    return list(session.genitems(module))
+
+
 def _collect(plan: VersionPlan) -> list[Any] | None:
     try:
-        items = list(plan.session.perform_collect())
+        items = collect_items(plan.session, plan.work + "/" + plan.test_file)
     except BaseException as exc:
         send(
             plan.results_fd,

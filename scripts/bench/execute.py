@@ -1,9 +1,17 @@
-"""Isolated executor vs a fresh interpreter + pytest per item (the replication's method), same items.
+"""The v2 executor against fresh pytest processes, on the same files in one run; then its speed-up with 2 workers.
 
-Items: HumanEvalPack's bundled asserts split into one test function each, for the first
-problems that do not hang (the data comes from --data / $HALLUBENCH_HUMANEVALPACK, never from
-this repository). Both methods run every item on the buggy and the fixed program; the script
-checks that the classifications are identical and prints the wall-time ratio.
+Items: HumanEvalPack's bundled asserts split into one test function each, for the first problems
+that do not hang (the data comes from --data / $HALLUBENCH_HUMANEVALPACK, never from this
+repository). Every method runs every item on the buggy and the fixed program:
+
+* (a) one fresh `python -m pytest` process per test file and version (outcomes from JUnit XML);
+* (b) one fresh `python -m pytest file::item` process per item and version (the replication's method);
+* the v2 executor (`hallubench.misled.verdicts.classify_files`), with 1 worker, then with 2.
+
+It checks that every method classifies every item of every file as (b) does, and prints the
+wall-time ratios measured in this run. Targets: >= 3x faster than (a), >= 15x faster than (b),
+>= 1.7x from 2 workers on 2 cores. The machine may be shared: run it when it is quiet and read the
+ratios, not the absolute times.
 
     .venv/bin/python scripts/bench/execute.py --data ../shared/data/humanevalpack/humanevalpack.jsonl
 """
@@ -20,11 +28,13 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from hallubench.misled.classify import VERSIONS, classify_files, classify_pair
 from hallubench.misled.conditions import solution_file
 from hallubench.misled.data import Problem, load_problems
+from hallubench.misled.verdicts import VERSIONS, FileClassification, classify_files, classify_pair
 
 HANGING = {"Python/10", "Python/156", "Python/160"}
+TIMEOUT_S = 10.0
+Classes = dict[tuple[str, str], str]
 
 
 def split_asserts(problem: Problem) -> str:
@@ -43,8 +53,8 @@ def split_asserts(problem: Problem) -> str:
     return "\n\n".join(out) + "\n"
 
 
-def _baseline_item(source: str, solution: str, node: str, timeout: float) -> str:
-    """Fresh interpreter + pytest for one item, outcome read from JUnit XML."""
+def _fresh_pytest(source: str, solution: str, selector: str | None) -> dict[str, str]:
+    """A fresh interpreter + pytest on the whole file (or one item); outcome per item name from JUnit XML."""
     with tempfile.TemporaryDirectory() as work:
         Path(work, "solution.py").write_text(solution)
         Path(work, "test_generated.py").write_text(source)
@@ -55,38 +65,72 @@ def _baseline_item(source: str, solution: str, node: str, timeout: float) -> str
             "PYTHONDONTWRITEBYTECODE": "1",
             "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
         }
-        command = [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "--assert=plain",
-            f"--junitxml={work}/r.xml",
-            f"test_generated.py::{node}",
-        ]
+        target = "test_generated.py" + (f"::{selector}" if selector else "")
+        command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--assert=plain"]
+        command += [f"--junitxml={work}/r.xml", target]
         try:
-            subprocess.run(command, cwd=work, env=env, capture_output=True, timeout=timeout, check=False)
+            subprocess.run(command, cwd=work, env=env, capture_output=True, timeout=TIMEOUT_S, check=False)
         except subprocess.TimeoutExpired:
-            return "timeout"
+            return {"*": "timeout"}
         try:
-            case = ET.parse(f"{work}/r.xml").getroot().find(".//testcase")
+            cases = ET.parse(f"{work}/r.xml").getroot().iter("testcase")
         except (OSError, ET.ParseError):
-            return "error"
-        if case is None:
-            return "error"
-        if case.find("failure") is not None:
-            return "fail"
-        if case.find("error") is not None or case.find("skipped") is not None:
-            return "error"
-        return "pass"
+            return {"*": "error"}
+        found: dict[str, str] = {}
+        for case in cases:
+            if case.find("failure") is not None:
+                outcome = "fail"
+            elif case.find("error") is not None or case.find("skipped") is not None:
+                outcome = "error"
+            else:
+                outcome = "pass"
+            found[str(case.get("name"))] = outcome
+        return found
+
+
+def _nodes(source: str) -> list[str]:
+    return [line[4:].split("(")[0] for line in source.splitlines() if line.startswith("def test_")]
+
+
+def per_file(chosen: list[tuple[Problem, str]]) -> Classes:
+    """(a): one fresh pytest per file and version."""
+    found: Classes = {}
+    for problem, source in chosen:
+        runs = [_fresh_pytest(source, solution_file(problem, version), None) for version in VERSIONS]
+        for node in _nodes(source):
+            buggy, fixed = (run.get(node, run.get("*", "error")) for run in runs)
+            found[(problem.task_id, node)] = classify_pair(buggy, fixed)
+    return found
+
+
+def per_item(chosen: list[tuple[Problem, str]]) -> Classes:
+    """(b): one fresh pytest per item and version."""
+    found: Classes = {}
+    for problem, source in chosen:
+        for node in _nodes(source):
+            outcomes = []
+            for version in VERSIONS:
+                run = _fresh_pytest(source, solution_file(problem, version), node)
+                outcomes.append(run.get(node, run.get("*", "error")))
+            found[(problem.task_id, node)] = classify_pair(*outcomes)
+    return found
+
+
+def executor_classes(results: list[FileClassification]) -> Classes:
+    return {(found.problem, test["id"].split("::")[-1]): test["outcome"] for found in results for test in found.tests}
+
+
+def timed(function, *args, **kwargs):  # type: ignore[no-untyped-def]
+    started = time.perf_counter()
+    value = function(*args, **kwargs)
+    return value, time.perf_counter() - started
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--data", default=os.environ.get("HALLUBENCH_HUMANEVALPACK"))
-    parser.add_argument("--items", type=int, default=200, help="at least this many test items")
+    parser.add_argument("--items", type=int, default=120, help="at least this many test items")
+    parser.add_argument("--no-namespaces", action="store_true", help="run the executor with the Python guard alone")
     args = parser.parse_args()
     problems = sorted(load_problems(args.data).values(), key=lambda problem: problem.number)
     chosen: list[tuple[Problem, str]] = []
@@ -96,36 +140,41 @@ def main() -> int:
             continue
         source = split_asserts(problem)
         chosen.append((problem, source))
-        total += source.count("\ndef test_")
+        total += len(_nodes(source))
         if total >= args.items:
             break
+    from hallubench.misled.executor.host import Limits
 
-    started = time.perf_counter()
-    ours = classify_files(chosen)
-    ours_s = time.perf_counter() - started
-    executor = {(f.problem, t["id"].split("::")[-1]): t["outcome"] for f in ours for t in f.tests}
+    limits = Limits(namespaces=not args.no_namespaces)
+    ours_1, ours_1_s = timed(classify_files, chosen, limits=limits, workers=1)
+    base_b, base_b_s = timed(per_item, chosen)
+    base_a, base_a_s = timed(per_file, chosen)
+    ours_2, ours_2_s = timed(classify_files, chosen, limits=limits, workers=2)
 
-    started = time.perf_counter()
-    baseline: dict[tuple[str, str], str] = {}
-    for problem, source in chosen:
-        nodes = [line[4:].split("(")[0] for line in source.splitlines() if line.startswith("def test_")]
-        for node in nodes:
-            results = [_baseline_item(source, solution_file(problem, v), node, 10.0) for v in VERSIONS]
-            baseline[(problem.task_id, node)] = classify_pair(*results)
-    base_s = time.perf_counter() - started
-
-    runs = 2 * len(baseline)
-    same = executor == baseline
-    print(f"problems {len(chosen)}, items {len(baseline)}, test-runs {runs}")
-    print(f"fresh interpreter + pytest per item: {base_s:8.1f} s  ({1000 * base_s / runs:6.1f} ms per test-run)")
-    print(f"isolated executor:                   {ours_s:8.1f} s  ({1000 * ours_s / runs:6.1f} ms per test-run)")
-    print(f"classifications identical: {same}")
-    print(f"speed-up: {base_s / ours_s:.1f}x")
-    if not same:
-        for key in sorted(set(executor) | set(baseline)):
-            if executor.get(key) != baseline.get(key):
-                print("  differs:", key, executor.get(key), baseline.get(key))
-    return 0 if same else 1
+    runs = 2 * len(base_b)
+    methods = {
+        "(b) fresh pytest per item": (base_b, base_b_s),
+        "(a) fresh pytest per file": (base_a, base_a_s),
+        "v2 executor, 1 worker": (executor_classes(ours_1), ours_1_s),
+        "v2 executor, 2 workers": (executor_classes(ours_2), ours_2_s),
+    }
+    print(f"problems {len(chosen)}, items {len(base_b)}, test-runs {runs} (both versions), cores {os.cpu_count()}")
+    print(f"isolation: {ours_1[0].isolation if ours_1 else {}}")
+    for name, (_, seconds) in methods.items():
+        print(f"{name:<28} {seconds:8.2f} s  ({1000 * seconds / runs:7.1f} ms per test-run)")
+    identical = True
+    for name, (classes, _) in methods.items():
+        same = classes == base_b
+        identical &= same
+        print(f"classifications identical to (b): {name:<28} {same}")
+        if not same:
+            for key in sorted(set(classes) | set(base_b)):
+                if classes.get(key) != base_b.get(key):
+                    print("   differs:", key, classes.get(key), "vs (b)", base_b.get(key))
+    print(f"speed-up vs (a) one fresh pytest per file:  {base_a_s / ours_1_s:6.1f}x  (target >= 3x)")
+    print(f"speed-up vs (b) one fresh pytest per item:  {base_b_s / ours_1_s:6.1f}x  (target >= 15x)")
+    print(f"speed-up from 2 workers (--jobs 2):         {ours_1_s / ours_2_s:6.2f}x  (target >= 1.7x on 2 cores)")
+    return 0 if identical else 1
 
 
 if __name__ == "__main__":

@@ -170,8 +170,7 @@ class _Session:
         self.groups: set[int] = set()
         config = {
             "run_root": self.root,
-            "work": self.root + "/work",
-            "pass_root": self.root + "/pass",
+            "sandbox": self.root + "/sandbox",
             "item_timeout_s": limits.item_timeout_s,
             "memory_bytes": limits.memory_bytes,
             "file_size_bytes": limits.file_size_bytes,

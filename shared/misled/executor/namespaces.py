@@ -35,6 +35,7 @@ PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
 SYSTEM_DIRECTORIES = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin")
 SYSTEM_FILES = ("/etc/ld.so.cache",)
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+SANDBOX = "/sandbox"  # inside the new root: the same path on every machine, for every session
 
 
 def _no_layers(reason: str) -> dict[str, Any]:
@@ -169,8 +170,7 @@ def _build_root(libc: _Libc, config: dict[str, Any], interpreter_dirs: list[str]
     for path in (*SYSTEM_FILES, *DEVICES):
         if os.path.exists(path) and not os.path.exists(root + path):
             new.bind_read_only(path)
-    new.tmpfs(config["work"], int(config["workdir_bytes"]))
-    new.tmpfs(config["pass_root"], 1 << 20)
+    new.tmpfs(SANDBOX, int(config["workdir_bytes"]))
     os.makedirs(root + "/.old", exist_ok=True)
     libc.mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
     libc.pivot_root(root, root + "/.old")
@@ -206,6 +206,7 @@ def enter(config: dict[str, Any], interpreter_dirs: list[str]) -> dict[str, Any]
         _build_root(libc, config, interpreter_dirs)
         layers["read_only_root"] = True
         layers["workdir"] = "tmpfs"
+        layers["sandbox"] = SANDBOX
     except OSError as exc:
         layers["failures"].append(f"new root: {exc}")
     return layers

@@ -51,6 +51,7 @@ FIXED_TIME = 946684800  # 2000-01-01: every file of every version carries the sa
 RECORD_LIMIT = 1 << 22
 MESSAGE_LIMIT = 1 << 28
 COLLECTION_GRACE_S = 5.0
+PROGRESS_EVERY_S = 1.0
 PYTEST_SUPPORT = ("pytest", "_pytest", "pluggy", "iniconfig", "packaging", "exceptiongroup", "tomli")
 
 
@@ -114,16 +115,20 @@ class Server:
         config = payload["config"]
         self.config = config
         self.layers: dict[str, Any] = dict(payload["layers"])
-        self.work: str = config["work"]
-        self.pass_root: str = config["pass_root"]
+        sandbox = str(self.layers.get("sandbox") or config["sandbox"])
+        self.sandbox = sandbox
+        self.work = sandbox + "/work"  # re-created for every version, at the same path
+        self.pass_root = sandbox + "/pass"
         self.item_timeout_s = float(config["item_timeout_s"])
         self.pid_namespace = bool(self.layers.get("pid_namespace")) and os.getpid() == 1
         self.layers["pid_namespace"] = self.pid_namespace
         os.makedirs(self.work, exist_ok=True)
         os.makedirs(self.pass_root, exist_ok=True)
+        self.layers["working_directory"] = self.work
         self.out = os.dup(1)  # the host's channel; stray prints go to the log from here on
         os.dup2(2, 1)
         self.reader = LineReader(0, MESSAGE_LIMIT)
+        self.last_progress = 0.0
         self.environment = {
             "PATH": "/usr/bin:/bin",
             "HOME": self.work + "/tmp",
@@ -164,6 +169,7 @@ class Server:
         config._do_configure()
         self.session = _pytest.main.Session.from_config(config)
         config.hook.pytest_sessionstart(session=self.session)
+        os.chdir(self.sandbox)  # the working directory itself is re-created for each version
         return str(pytest.__version__)
 
     def _site_lines(self) -> version.Lines:
@@ -209,7 +215,11 @@ class Server:
 
     # -- one version ---------------------------------------------------------------------
     def _fill_work(self, message: dict[str, Any]) -> None:
-        _empty(self.work)
+        """A new working directory (a new inode: nothing set on the old one survives) with this version's files."""
+        if os.path.lexists(self.work):
+            _empty(self.work)
+            os.rmdir(self.work)
+        os.mkdir(self.work, 0o755)
         files = dict(message["files"])
         files[TEST_FILE] = message["test_source"]
         for name, text in files.items():
@@ -274,6 +284,7 @@ class Server:
             collection_errors=self.collection_errors,
             results_fd=write_end,
             work=self.work,
+            test_file=TEST_FILE,
             select=wanted,
             item_timeout_s=self.item_timeout_s,
             memory_bytes=int(self.config["memory_bytes"]),

@@ -30,6 +30,7 @@ from .items import claim, run_item
 from .wire import parse, send
 
 DETAILS_LIMIT = 1 << 16
+_PIDFD_OPEN = getattr(os, "pidfd_open", None)  # bound before the lockdown replaces it
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,7 @@ class VersionPlan:
     collection_errors: Any
     results_fd: int
     work: str
+    test_file: str
     select: tuple[str, ...] | None
     item_timeout_s: float
     memory_bytes: int
@@ -77,6 +79,15 @@ def _describe_status(status: int) -> str:
     return f"crashed: exit status {os.waitstatus_to_exitcode(status)} without a result"
 
 
+def _exit_watch(pid: int, open_pidfd: Any) -> int | None:
+    """A descriptor that becomes readable when the item exits (None where pidfds are missing)."""
+    try:
+        fd = open_pidfd(pid)
+    except (AttributeError, OSError, TypeError):
+        return None
+    return fd if isinstance(fd, int) else None
+
+
 def wait_item(
     pid: int,
     read_fd: int,
@@ -85,41 +96,57 @@ def wait_item(
     _waitpid: Any = os.waitpid,
     _select: Any = select.select,
     _read: Any = os.read,
+    _close: Any = os.close,
+    _pidfd_open: Any = _PIDFD_OPEN,
     _monotonic: Any = time.monotonic,
     _sleep: Any = time.sleep,
 ) -> dict[str, Any]:
-    """Collect an item's details until it exits; kill it at the deadline (the line loading `_kill`)."""
+    """Collect an item's details until it exits; kill it at the deadline (the line loading `_kill`).
+
+    The exit is awaited on a pidfd (bound here before any lockdown), else polled.
+    """
     deadline = _monotonic() + timeout_s
     data = bytearray()
+    watch = _exit_watch(pid, _pidfd_open)
     eof = False
     status: int | None = None
     while status is None:
         remaining = deadline - _monotonic()
         if remaining <= 0:
             break
-        if not eof:
-            ready, _, _ = _select([read_fd], [], [], remaining)
+        waiting = ([] if eof else [read_fd]) + ([] if watch is None else [watch])
+        if waiting:
+            ready, _, _ = _select(waiting, [], [], remaining)
             if not ready:
                 break
-            chunk = _read(read_fd, DETAILS_LIMIT)
-            if not chunk:
-                eof = True
-            elif len(data) < DETAILS_LIMIT:
-                data += chunk
-            continue
+            if read_fd in ready:
+                chunk = _read(read_fd, DETAILS_LIMIT)
+                if not chunk:
+                    eof = True
+                elif len(data) < DETAILS_LIMIT:
+                    data += chunk
+            if watch is not None and watch not in ready:
+                continue
+            if watch is None and not eof:
+                continue
         done, found = _waitpid(pid, os.WNOHANG)
         if done:
             status = found
-        else:
-            _sleep(min(0.001, remaining))
+        elif watch is None:
+            _sleep(min(0.001, max(remaining, 0.0)))
+    if watch is not None:
+        _close(watch)
     if status is None:
         done, found = _waitpid(pid, os.WNOHANG)
-        if done:
-            status = found
-        else:
+        if not done:
             _kill(pid, 9)
             _waitpid(pid, 0)
             return {"outcome": "timeout", "kind": f"timeout after {timeout_s:g} s", "detail": ""}
+        status = found
+    while not eof and len(data) < DETAILS_LIMIT and _select([read_fd], [], [], 0)[0]:
+        chunk = _read(read_fd, DETAILS_LIMIT)
+        eof = not chunk
+        data += chunk
     reported = parse(bytes(data).split(b"\n", 1)[0]) if data else None
     if reported is None or reported.get("outcome") not in ("pass", "fail", "error"):
         return {"outcome": "error", "kind": _describe_status(status), "detail": ""}
@@ -165,9 +192,19 @@ def _prepare(plan: VersionPlan, main: Any) -> None:
     sys.addaudithook(guard.make_hook(plan.rules, sites))
 
 
+def collect_items(session: Any, path: str) -> list[Any]:
+    """The test file's items, collected as `pytest FILE` would (the one module, no directory walk)."""
+    from pathlib import Path
+
+    from _pytest.python import Module
+
+    module = Module.from_parent(session, path=Path(path))
+    return list(session.genitems(module))
+
+
 def _collect(plan: VersionPlan) -> list[Any] | None:
     try:
-        items = list(plan.session.perform_collect())
+        items = collect_items(plan.session, plan.work + "/" + plan.test_file)
     except BaseException as exc:
         send(
             plan.results_fd,
