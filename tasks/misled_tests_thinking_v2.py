@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'misled-tests-thinking/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = 'e0d9142abddc689418b31d057442e61d65af87face85774c55ba14e336dc9dea'
+HB_PAYLOAD_SHA256 = 'b552bd97e677d5e5aac227910477b36615d4a32d39445f7ebebe4d1a9f412d9b'
 HB_TAG = 'misled-tests-thinking/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -801,7 +801,7 @@ frozen v1 task files that embed it.
 """
 '''
 
-# %% embedded module misled/executor/guard.py sha256=a7b6699401fb4d385d2349e5cbef3f3f011f1a511c4a339d6979d0c65df0684f
+# %% embedded module misled/executor/guard.py sha256=b830b3cde29e8ebf9e036e38ddb71b7a386587f7fd37be913995306d72fcbd94
 HB_MODULES['misled/executor/guard.py'] = r'''"""The audit policy of a sandboxed test process: one permanent hook, no off switch, no secret.
 
 The version process installs it before it imports the test file; every item process inherits it.
@@ -848,8 +848,11 @@ _GET_CODE = (
     _bootstrap_external.SourceLoader.get_code.__code__,
     _bootstrap_external.SourcelessFileLoader.get_code.__code__,
 )
+_SOURCE_TO_CODE = _bootstrap_external.SourceLoader.source_to_code.__code__
+_WITH_FRAMES_REMOVED = _bootstrap_external._bootstrap._call_with_frames_removed.__code__  # type: ignore[attr-defined]
 _LOADER_TYPES = (_bootstrap_external.SourceFileLoader, _bootstrap_external.SourcelessFileLoader)
 _GET_DATA = _bootstrap_external.FileLoader.get_data
+_GET_FILENAME = _bootstrap_external.FileLoader.get_filename
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 CLAIM_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL
 HARNESS_FILENAME_PREFIX = "<_hb_sandbox/"
@@ -892,24 +895,19 @@ DENIED_EVENTS = frozenset(
         "os.add_dll_directory",
         "os.unshare",
         "os.setns",
-        "code.__new__",
         "gc.get_objects",
         "gc.get_referrers",
         "gc.get_referents",
         "sys.addaudithook",
-        "sys.settrace",
         "sys.setprofile",
         "setopencodehook",
         "cpython.PyInterpreterState_New",
         "builtins.breakpoint",
-        "pdb.Pdb",
         "fcntl.ioctl",
         "marshal.load",
     }
 )
-ALLOWED_FAST = frozenset(
-    {"object.__getattr__", "sys._getframe", "exec", "compile", "builtins.id", "marshal.dumps", "time.sleep"}
-)
+ALLOWED_FAST = frozenset({"object.__getattr__", "sys._getframe", "exec", "builtins.id", "marshal.dumps", "time.sleep"})
 # Modules test code may not import: native memory access, processes or files the audit cannot see.
 DENIED_MODULES = frozenset(
     {
@@ -1104,21 +1102,62 @@ def make_hook(rules: Rules, sites: Sites) -> Callable[[str, tuple[Any, ...]], No
             if inside(target, work) and not target.endswith(".py"):
                 raise _violation(event, f"{name} from {filename!r}")
 
+    def genuine_loader(frame: FrameType | None) -> bool:
+        """`frame` is the import system's get_code, reading a library file through its own, unpatched methods."""
+        if frame is None or frame.f_code not in _GET_CODE:
+            return False
+        loader: Any = frame.f_locals.get("self")
+        if type(loader) not in _LOADER_TYPES:
+            return False
+        own = object.__getattribute__(loader, "__dict__")
+        kind = type(loader)
+        if kind.get_data is not _GET_DATA or kind.get_filename is not _GET_FILENAME:
+            return False
+        if "get_data" in own or "get_filename" in own:
+            return False
+        path = own.get("path")
+        target = resolve(path) if type(path) is str else None
+        return target is not None and not inside(target, work) and readable(target)
+
     def on_marshal_loads(event: str, args: tuple[Any, ...]) -> None:
         caller = _getframe(2)
-        loader_frame = caller.f_back
-        if caller.f_code is _COMPILE_BYTECODE and loader_frame is not None and loader_frame.f_code in _GET_CODE:
-            loader: Any = loader_frame.f_locals.get("self")
-            if (
-                type(loader) in _LOADER_TYPES
-                and type(loader).get_data is _GET_DATA
-                and "get_data" not in object.__getattribute__(loader, "__dict__")
-            ):
-                path = object.__getattribute__(loader, "path")
-                target = resolve(path) if type(path) is str else None
-                if target is not None and not inside(target, work) and readable(target):
-                    return
+        if caller.f_code is _COMPILE_BYTECODE and genuine_loader(caller.f_back):
+            return
         raise _violation(event, "bytes that the import system did not read from the library")
+
+    def library_file(name: object) -> bool:
+        return type(name) is str and any(inside(name, root) for root in read_roots)
+
+    def on_compile(event: str, args: tuple[Any, ...]) -> None:
+        """Code that claims a library file as its origin comes only from that file, read by the import system."""
+        filename = args[1] if len(args) > 1 else None
+        if type(filename) is bytes:
+            filename = path_text(filename)
+        if not library_file(filename):
+            return
+        caller = _getframe(2)
+        converter = caller.f_back
+        if (
+            caller.f_code is _WITH_FRAMES_REMOVED
+            and converter is not None
+            and converter.f_code is _SOURCE_TO_CODE
+            and genuine_loader(converter.f_back)
+        ):
+            return
+        raise _violation(event, f"code claiming to come from {filename!r}")
+
+    def on_settrace(event: str, args: tuple[Any, ...]) -> None:
+        """Tracing could change the harness's frames; doctest's runner only clears it (and restores nothing)."""
+        caller = _getframe(2).f_code
+        if caller.co_name == "run" and caller.co_filename.endswith("/doctest.py") and library_file(caller.co_filename):
+            return
+        raise _violation(event)
+
+    def on_code_new(event: str, args: tuple[Any, ...]) -> None:
+        """New code objects (whose bytecode nothing checks) only from library code, e.g. hypothesis."""
+        if library_file(_getframe(2).f_code.co_filename):
+            return
+        raise _violation(event)
 
     def on_setattr(event: str, args: tuple[Any, ...]) -> None:
         target, name = args[0], args[1]
@@ -1178,6 +1217,9 @@ def make_hook(rules: Rules, sites: Sites) -> Callable[[str, tuple[Any, ...]], No
         "os.kill": on_kill,
         "import": on_import,
         "marshal.loads": on_marshal_loads,
+        "compile": on_compile,
+        "code.__new__": on_code_new,
+        "sys.settrace": on_settrace,
         "object.__setattr__": on_setattr,
         "object.__delattr__": on_setattr,
         "os.chdir": on_chdir,
@@ -1628,7 +1670,7 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 '''
 
-# %% embedded module misled/executor/items.py sha256=fc43ca37d47e42d30b918124ccc9ca45ba0df7fb88a6d3e95981aeba64190cbc
+# %% embedded module misled/executor/items.py sha256=8e82cde1f834b8f29b8e9b4da4815ab191af3a8f74a454d1a27a0b64ba359a33
 HB_MODULES['misled/executor/items.py'] = r'''"""One collected test item, run in its own process: setup, the test function, teardown, then the verdict.
 
 An item passes only when its test function returned normally (and its setup and teardown did too).
@@ -1699,13 +1741,60 @@ def _unittest_target(item: Any) -> Any:
     return run
 
 
+def _refuse_unrun_xfail(item: Any) -> None:
+    """`xfail(run=False)` means the test is not run (pytest raises XFailed before the call)."""
+    from _pytest.outcomes import xfail
+    from _pytest.skipping import evaluate_xfail_marks, xfailed_key
+
+    xfailed = item.stash.get(xfailed_key, None)
+    if xfailed is None:
+        xfailed = evaluate_xfail_marks(item)
+    if xfailed and not xfailed.run and not item.config.option.runxfail:
+        xfail("[NOTRUN] " + xfailed.reason)
+
+
 def _function_and_arguments(item: Any) -> tuple[Any, dict[str, Any]]:
     from _pytest.unittest import TestCaseFunction
 
+    _refuse_unrun_xfail(item)
     if isinstance(item, TestCaseFunction):
         return _unittest_target(item), {}
     names = item._fixtureinfo.argnames
     return item.obj, {name: item.funcargs[name] for name in names}
+
+
+def enter_protocol(item: Any) -> list[Any]:
+    """What pytest keeps around a whole item: its warning filters (`filterwarnings` marks), entered by hand."""
+    from _pytest.warnings import catch_warnings_for_item
+
+    context = catch_warnings_for_item(config=item.config, ihook=item.ihook, when="runtest", item=item)
+    context.__enter__()
+    return [context]
+
+
+def enter_call_phase(item: Any) -> list[Any]:
+    """What pytest keeps around the call: log capture (caplog) and output capture (capsys), entered by hand.
+
+    They are entered and left around `call_test`, never wrapped around the call itself, so
+    whatever they do they cannot see or swallow the test's exception.
+    """
+    entered = []
+    manager = item.config.pluginmanager
+    for name, method, arguments in (
+        ("logging-plugin", "_runtest_for", (item, "call")),
+        ("capturemanager", "item_capture", ("call", item)),
+    ):
+        factory = getattr(manager.get_plugin(name), method, None)
+        if factory is not None:
+            context = factory(*arguments)
+            context.__enter__()
+            entered.append(context)
+    return entered
+
+
+def leave(entered: list[Any]) -> None:
+    for context in reversed(entered):
+        context.__exit__(None, None, None)
 
 
 def call_test(
@@ -1774,8 +1863,11 @@ def run_item(
     item: Any,
     pass_path: str,
     details_fd: int,
+    _protocol: Any = enter_protocol,
     _setup: Any = run_setup,
+    _enter: Any = enter_call_phase,
     _call: Any = call_test,
+    _leave: Any = leave,
     _teardown: Any = run_teardown,
     _claim: Any = claim,
     _failure: Any = failure_record,
@@ -1785,13 +1877,18 @@ def run_item(
 ) -> None:
     """The body of an item process; never returns. The pass line is the one that loads `_claim`."""
     try:
+        protocol = _protocol(item)
         failed = _setup(item)
         if failed is not None:
             _teardown(item)
+            _leave(protocol)
             _send(details_fd, _failure("setup", failed))
         else:
+            surroundings = _enter(item)
             raised = _call(item)
+            _leave(surroundings)
             after = _teardown(item)
+            _leave(protocol)
             if raised is None and after is None:
                 _claim(pass_path)
                 _send(details_fd, _pass_record)

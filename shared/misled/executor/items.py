@@ -68,13 +68,60 @@ def _unittest_target(item: Any) -> Any:
     return run
 
 
+def _refuse_unrun_xfail(item: Any) -> None:
+    """`xfail(run=False)` means the test is not run (pytest raises XFailed before the call)."""
+    from _pytest.outcomes import xfail
+    from _pytest.skipping import evaluate_xfail_marks, xfailed_key
+
+    xfailed = item.stash.get(xfailed_key, None)
+    if xfailed is None:
+        xfailed = evaluate_xfail_marks(item)
+    if xfailed and not xfailed.run and not item.config.option.runxfail:
+        xfail("[NOTRUN] " + xfailed.reason)
+
+
 def _function_and_arguments(item: Any) -> tuple[Any, dict[str, Any]]:
     from _pytest.unittest import TestCaseFunction
 
+    _refuse_unrun_xfail(item)
     if isinstance(item, TestCaseFunction):
         return _unittest_target(item), {}
     names = item._fixtureinfo.argnames
     return item.obj, {name: item.funcargs[name] for name in names}
+
+
+def enter_protocol(item: Any) -> list[Any]:
+    """What pytest keeps around a whole item: its warning filters (`filterwarnings` marks), entered by hand."""
+    from _pytest.warnings import catch_warnings_for_item
+
+    context = catch_warnings_for_item(config=item.config, ihook=item.ihook, when="runtest", item=item)
+    context.__enter__()
+    return [context]
+
+
+def enter_call_phase(item: Any) -> list[Any]:
+    """What pytest keeps around the call: log capture (caplog) and output capture (capsys), entered by hand.
+
+    They are entered and left around `call_test`, never wrapped around the call itself, so
+    whatever they do they cannot see or swallow the test's exception.
+    """
+    entered = []
+    manager = item.config.pluginmanager
+    for name, method, arguments in (
+        ("logging-plugin", "_runtest_for", (item, "call")),
+        ("capturemanager", "item_capture", ("call", item)),
+    ):
+        factory = getattr(manager.get_plugin(name), method, None)
+        if factory is not None:
+            context = factory(*arguments)
+            context.__enter__()
+            entered.append(context)
+    return entered
+
+
+def leave(entered: list[Any]) -> None:
+    for context in reversed(entered):
+        context.__exit__(None, None, None)
 
 
 def call_test(
@@ -143,8 +190,11 @@ def run_item(
     item: Any,
     pass_path: str,
     details_fd: int,
+    _protocol: Any = enter_protocol,
     _setup: Any = run_setup,
+    _enter: Any = enter_call_phase,
     _call: Any = call_test,
+    _leave: Any = leave,
     _teardown: Any = run_teardown,
     _claim: Any = claim,
     _failure: Any = failure_record,
@@ -154,13 +204,18 @@ def run_item(
 ) -> None:
     """The body of an item process; never returns. The pass line is the one that loads `_claim`."""
     try:
+        protocol = _protocol(item)
         failed = _setup(item)
         if failed is not None:
             _teardown(item)
+            _leave(protocol)
             _send(details_fd, _failure("setup", failed))
         else:
+            surroundings = _enter(item)
             raised = _call(item)
+            _leave(surroundings)
             after = _teardown(item)
+            _leave(protocol)
             if raised is None and after is None:
                 _claim(pass_path)
                 _send(details_fd, _pass_record)

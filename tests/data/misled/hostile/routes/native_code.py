@@ -75,3 +75,32 @@ def test_reload_os_then_mkfifo():
     importlib.reload(os)
     os.mkfifo("{MARKER}/fifo-reloaded-{TOKEN}")
     assert get_positive([]) == []
+
+
+def test_compile_code_that_claims_to_be_a_library_file():
+    namespace = {}
+    exec(compile("def borrowed():\n    return 1\n", os.__file__, "exec"), namespace)
+    assert namespace["borrowed"]() == 1 and get_positive([]) == []
+
+
+def test_source_to_code_under_a_library_path():
+    importlib.machinery.SourceFileLoader("borrowed", os.__file__).source_to_code(b"x = 1\n", os.__file__)
+    assert get_positive([]) == []
+
+
+def test_a_loader_that_lies_about_a_library_file():
+    loader = importlib.machinery.SourceFileLoader("borrowed", os.__file__)
+    loader.get_data = lambda path: b"x = 1\n"
+    loader.get_code("borrowed")
+    assert get_positive([]) == []
+
+
+def test_tracing_from_a_runner_named_like_doctest():
+    os.makedirs("fake", exist_ok=True)
+    with open("fake/doctest.py", "w", encoding="ascii") as handle:
+        handle.write("import sys\n\ndef run():\n    sys.settrace(lambda *args: None)\n")
+    spec = importlib.util.spec_from_file_location("fake_doctest", "fake/doctest.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.run()
+    assert get_positive([]) == []
