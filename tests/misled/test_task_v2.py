@@ -1,0 +1,123 @@
+"""misled-tests v2's entry module: v1's prompts byte for byte, v2's executor, containment in every row, the CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hallubench.misled import task_v1, task_v2
+from hallubench.misled.cases import cases_for
+from hallubench.rows import play_row
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data" / "misled"
+MISLED_REPLY = "```python\n" + (DATA / "get_positive_example.py").read_text(encoding="utf-8") + "```\n"
+EFFECTIVE_REPLY = (
+    "```py\nfrom solution import get_positive\n\n\ndef test_keeps_positive():\n"
+    "    assert get_positive([1, -1]) == [1]\n```"
+)
+CWD_REPLY = "```python\nimport os\n\n\ndef test_a():\n    assert os.path.basename(os.getcwd()) != 'buggy'\n```\n"
+
+
+class ScriptedConversation:
+    """Plays back fixed replies in order and records what was asked."""
+
+    def __init__(self, replies: list[str]) -> None:
+        self.replies = list(replies)
+        self.asked: list[str] = []
+
+    def system(self, text: str) -> None:
+        self.asked.append(text)
+
+    def ask(self, text: str) -> str:
+        self.asked.append(text)
+        return self.replies.pop(0)
+
+
+def _case(condition: str, thinking: str = "off") -> dict[str, Any]:
+    return {case["id"]: case for case in cases_for(thinking)}[f"p030-{condition}-think_{thinking}"]
+
+
+def _play(module: Any, case: dict[str, Any], replies: list[str]) -> tuple[dict[str, Any], ScriptedConversation]:
+    conv = ScriptedConversation(replies)
+    return play_row(module.play, case, conv, protocol_id="misled-tests/v2", payload_sha256="x"), conv
+
+
+@pytest.mark.parametrize("condition", ["buggy_code", "model_spec", "human_docstring"])
+def test_v2_sends_exactly_what_v1_sends(data_env: Path, condition: str) -> None:
+    replies = ['"""Return the positive numbers of l, in order."""', EFFECTIVE_REPLY]
+    _, v1 = _play(task_v1, _case(condition), list(replies))
+    _, v2 = _play(task_v2, _case(condition), list(replies))
+    assert v2.asked == v1.asked and task_v2.render(_case(condition)) == task_v1.render(_case(condition))
+
+
+def test_golden_prompts_of_v2_are_v1s(repo_root: Path) -> None:
+    for benchmark in ("misled-tests", "misled-tests-thinking"):
+        folder = repo_root / "frozen_cases" / benchmark
+        assert (folder / "v2" / "prompts.sha256.json").read_bytes() == (
+            folder / "v1" / "prompts.sha256.json"
+        ).read_bytes()
+        assert (folder / "v2" / "cases.json").read_bytes() == (folder / "v1" / "cases.json").read_bytes()
+
+
+def test_play_misled_reply_records_the_containment(data_env: Path) -> None:
+    row, _ = _play(task_v2, _case("buggy_code"), [MISLED_REPLY])
+    assert row["verdict"] == "fail" and row["executor"] == "misled-tests/v2 executor"
+    assert row["scores"]["misled"] == 6 and row["scores"]["both-pass"] == 1 and row["scores"]["n_tests"] == 7
+    layers = row["isolation"]
+    assert layers["python_guard"] is True and layers["process_per_item"] is True
+    assert {"user_namespace", "mount_namespace", "network_namespace", "pid_namespace", "read_only_root"} <= set(layers)
+    assert row["pytest_version"] and sorted(row["classification"]["version_order"]) == ["buggy", "fixed"]
+
+
+def test_the_working_directory_no_longer_gives_the_version_away(data_env: Path) -> None:
+    """Under v1 this reply was a pass: its one test was classified effective."""
+    row, _ = _play(task_v2, _case("buggy_code"), [CWD_REPLY])
+    assert row["verdict"] == "fail"
+    assert row["scores"]["effective"] == 0 and row["scores"]["both-pass"] == 1
+
+
+def test_model_spec_asks_twice_and_passes_on_an_effective_test(data_env: Path) -> None:
+    row, conv = _play(task_v2, _case("model_spec"), ['"""Return the positive numbers."""', EFFECTIVE_REPLY])
+    assert row["verdict"] == "pass" and row["calls"] == 2 and row["spec"] == "Return the positive numbers."
+    assert "e < 0" not in conv.asked[1]
+
+
+def test_comparable_leaves_out_what_depends_on_the_machine(data_env: Path) -> None:
+    row, _ = _play(task_v2, _case("buggy_code"), [MISLED_REPLY])
+    other = json.loads(json.dumps(row))
+    other["isolation"] = {"user_namespace": False}
+    other["pytest_version"] = "8.3.5"
+    other["classification"]["version_order"].reverse()
+    other["classification"]["tests"][0]["buggy_detail"] = "/tmp/elsewhere"
+    assert task_v2.comparable(other) == task_v2.comparable(row)
+    other["classification"]["tests"][0]["buggy"] = "fail"
+    assert task_v2.comparable(other) != task_v2.comparable(row)
+
+
+def _classify(data_env: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "hallubench", "misled", "classify", "--problem", "Python/30", "--data"]
+    return subprocess.run([*command, str(data_env), *extra], capture_output=True, text=True, check=False)
+
+
+def test_cli_classifies_several_files_on_several_workers(data_env: Path, tmp_path: Path) -> None:
+    effective = tmp_path / "test_effective.py"
+    effective.write_text(EFFECTIVE_REPLY.split("\n", 1)[1].rsplit("```", 1)[0], encoding="utf-8")
+    broken = tmp_path / "test_broken.py"
+    broken.write_text("def test_a(:\n", encoding="utf-8")
+    files = [str(DATA / "get_positive_example.py"), str(effective), str(broken)]
+    done = _classify(data_env, "--jobs", "2", "--json", "--tests", *files)
+    assert done.returncode == 1, done.stderr  # one file gives no tests
+    results = json.loads(done.stdout)
+    assert [result["file"] for result in results] == files
+    assert [result["status"] for result in results] == ["ok", "ok", "collection_error"]
+    assert results[0]["counts"]["misled"] == 6 and results[1]["counts"]["effective"] == 1
+    assert all(result["isolation"]["python_guard"] for result in results)
+    text = _classify(data_env, "--no-namespaces", "--tests", str(effective))
+    assert text.returncode == 0 and "effective  buggy=fail" in text.stdout
+    assert _classify(data_env, "--jobs", "0", "--tests", str(effective)).returncode == 2
