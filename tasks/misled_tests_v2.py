@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'misled-tests/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = '36ffb1f33bf05155fb268130da688ed19de77d284b585358f9f0af53de45bd84'
+HB_PAYLOAD_SHA256 = '0dd8b1b63f7e7fc8d8b565871486fac67da851d4e9ee11c6f00948a4d8a3cdc1'
 HB_TAG = 'misled-tests/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -1270,7 +1270,7 @@ def make_hook(rules: Rules, sites: Sites) -> Callable[[str, tuple[Any, ...]], No
     return hook
 '''
 
-# %% embedded module misled/executor/host.py sha256=f1ba39c488e1e96f142125e616f404308a0629206c71c23cc98ec85e0fd653f6
+# %% embedded module misled/executor/host.py sha256=2ccbc20caa3e6c40cd1a462c1b1175f54c5b972c1105a3f89d00fe2f97ff6610
 HB_MODULES['misled/executor/host.py'] = r'''"""The host side of the v2 executor: start sandbox servers, feed them one version at a time, gather results.
 
 `run_jobs` runs every collected item of every job (a test file and its program versions) on each
@@ -1284,6 +1284,7 @@ Embedded into task files: standard library only.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -1439,6 +1440,7 @@ class _Session:
 
     def __init__(self, limits: Limits, python: str) -> None:
         self.limits = limits
+        self.python = python
         self.root = os.path.realpath(tempfile.mkdtemp(prefix="hallubench-misled-v2-"))
         self.groups: set[int] = set()
         config = {
@@ -1576,16 +1578,60 @@ class _Session:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
+class _WarmServers:
+    """Idle servers kept for the next call in this process, for callers that classify one file at a time.
+
+    A server never runs test code itself (every version is a fresh fork of it), so one that served
+    a file holds nothing of it for the next; a server that died while idle is replaced on first use.
+    Forked children forget the parent's servers (their pipes belong to the parent).
+    """
+
+    def __init__(self) -> None:
+        self._idle: dict[tuple[Limits, str], list[_Session]] = {}
+        self._lock = threading.Lock()
+        self._hooked = False
+
+    def take(self, limits: Limits, python: str) -> _Session | None:
+        with self._lock:
+            idle = self._idle.get((limits, python))
+            return idle.pop() if idle else None
+
+    def put(self, session: _Session) -> None:
+        with self._lock:
+            if not self._hooked:
+                atexit.register(self.close_all)
+                os.register_at_fork(after_in_child=self.forget)
+                self._hooked = True
+            self._idle.setdefault((session.limits, session.python), []).append(session)
+
+    def forget(self) -> None:
+        self._lock = threading.Lock()
+        self._idle = {}
+
+    def close_all(self) -> None:
+        with self._lock:
+            sessions = [session for idle in self._idle.values() for session in idle]
+            self._idle = {}
+        for session in sessions:
+            session.close()
+
+
+_WARM = _WarmServers()
+
+
 class _Worker:
     """Runs jobs on one server, replacing it when it dies."""
 
-    def __init__(self, limits: Limits, python: str) -> None:
+    def __init__(self, limits: Limits, python: str, keep_warm: bool = False) -> None:
         self.limits = limits
         self.python = python
+        self.keep_warm = keep_warm
         self.session: _Session | None = None
         self.order = random.SystemRandom()
 
     def _session(self) -> _Session:
+        if self.session is None and self.keep_warm:
+            self.session = _WARM.take(self.limits, self.python)
         if self.session is None:
             self.session = _Session(self.limits, self.python)
         return self.session
@@ -1619,13 +1665,24 @@ class _Worker:
         return JobResult({name: results[name] for name in job.versions}, order, dict(isolation))
 
     def close(self) -> None:
+        if self.keep_warm and self.session is not None and self.session.process.poll() is None:
+            _WARM.put(self.session)
+            self.session = None
         self._drop()
 
 
 def run_jobs(
-    jobs: Sequence[Job], *, limits: Limits | None = None, python: str | None = None, workers: int = 1
+    jobs: Sequence[Job],
+    *,
+    limits: Limits | None = None,
+    python: str | None = None,
+    workers: int = 1,
+    keep_warm: bool = False,
 ) -> list[JobResult]:
-    """Every item of every job on each of its versions, in job order; `workers` servers in parallel."""
+    """Every item of every job on each of its versions, in job order; `workers` servers in parallel.
+
+    `keep_warm`: leave the servers running for the next call in this process (see `_WarmServers`).
+    """
     chosen = limits or Limits()
     interpreter = python or sys.executable
     results: list[JobResult | None] = [None] * len(jobs)
@@ -1634,7 +1691,7 @@ def run_jobs(
     failures: list[BaseException] = []
 
     def drain() -> None:
-        worker = _Worker(chosen, interpreter)
+        worker = _Worker(chosen, interpreter, keep_warm)
         try:
             while True:
                 with lock:
@@ -3440,7 +3497,7 @@ def ensure_pytest(python: str | None = None, *, install: bool = True) -> str:
     return version
 '''
 
-# %% embedded module misled/task_v2.py sha256=267dd0832329b10c9f41e35a7de9a1789532c00e7829239a34620e0c40928331
+# %% embedded module misled/task_v2.py sha256=df41bc597e673df70d3cac3cb5d94752af3474961e744ccc3cc785d3acbcd38b
 HB_MODULES['misled/task_v2.py'] = r'''"""misled-tests v2: v1's cases and prompts, byte for byte, scored by the v2 executor.
 
 Why a new version: v1's executor let a test see which version it ran on (the working directory
@@ -3528,7 +3585,7 @@ def play(case: dict[str, Any], conv: Conversation) -> dict[str, Any]:
         return {**result, "verdict": "fail", "detail": f"unusable reply: {extracted.status}", "scores": scores}
     try:
         result["pytest_version"] = ensure_pytest()
-        classified = classify_file(problem, extracted.code)
+        classified = classify_file(problem, extracted.code, keep_warm=True)
     except (PytestUnavailable, SandboxError) as exc:
         return {**result, "verdict": "error", "error_kind": "sandbox", "detail": str(exc)}
     result["isolation"] = classified.isolation
@@ -3575,7 +3632,7 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return aggregate_rows(rows)
 '''
 
-# %% embedded module misled/verdicts.py sha256=084438c41b95cc064a988af2e9adcc8cb1a6ca1f4f383614e0a37f5b661f1a92
+# %% embedded module misled/verdicts.py sha256=c27184a8ee14a03f374151cb8d1650523679062da2b681ff089db988e944dfe6
 HB_MODULES['misled/verdicts.py'] = r'''"""misled-tests v2: classify each collected test item by what it does on the buggy and the fixed program.
 
 The rules are v1's (`classify.py` keeps its own copy, embedded in the frozen v1 task files); the
@@ -3711,10 +3768,12 @@ def classify_files(
     limits: Limits | None = None,
     python: str | None = None,
     workers: int = 1,
+    keep_warm: bool = False,
 ) -> list[FileClassification]:
     """Classify many (problem, test file) pairs; `workers` sandbox servers share them, results in input order."""
     prepared = [job_for(problem, source) for problem, source in pairs]
-    results = run_jobs([job for job, _ in prepared], limits=limits, python=python, workers=workers)
+    jobs = [job for job, _ in prepared]
+    results = run_jobs(jobs, limits=limits, python=python, workers=workers, keep_warm=keep_warm)
     return [
         combine(problem.task_id, result, renames)
         for (problem, _), (_, renames), result in zip(pairs, prepared, results, strict=True)
@@ -3722,10 +3781,15 @@ def classify_files(
 
 
 def classify_file(
-    problem: Problem, test_source: str, *, limits: Limits | None = None, python: str | None = None
+    problem: Problem,
+    test_source: str,
+    *,
+    limits: Limits | None = None,
+    python: str | None = None,
+    keep_warm: bool = False,
 ) -> FileClassification:
-    """Classify one test file against one problem."""
-    return classify_files([(problem, test_source)], limits=limits, python=python)[0]
+    """Classify one test file against one problem (`keep_warm`: reuse a server across calls, see executor/host)."""
+    return classify_files([(problem, test_source)], limits=limits, python=python, keep_warm=keep_warm)[0]
 
 
 def bundled_test_file(problem: Problem) -> str:

@@ -45,6 +45,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--human", type=Path, action="append", default=[], metavar="FILE", help="human baseline results (hallumaze)"
     )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="rescore rows in N processes (default: the number of cores); the report is the one --jobs 1 gives",
+    )
     parser.add_argument("--quiet", action="store_true", help="print only problems")
     parser.set_defaults(handler=run)
 
@@ -53,11 +60,15 @@ def run(args: argparse.Namespace) -> int:
     from ..rescore.engine import rescore_runs
     from ..rescore.feed import RunFileFeed
     from ..rescore.newer import IncompatibleScorer
+    from ..rescore.parallel import default_jobs, rescore_runs_parallel
     from ..rescore.render import to_csv, to_json, to_markdown, to_text
     from ..rescore.reporters import benchmark_report, pictures_option
     from ..task_lookup import TaskNotFound, find_task, task_files_by_run_name
     from ..taskfile.reader import TaskFileError, read_task_file
 
+    if args.jobs is not None and args.jobs < 1:
+        print("error: --jobs must be at least 1", file=sys.stderr)
+        return EXIT_USAGE
     feed = RunFileFeed([Path(p) for p in args.paths], sys.stderr, show_progress=not args.quiet)
     try:
         if args.task is not None:
@@ -72,7 +83,11 @@ def run(args: argparse.Namespace) -> int:
             return _nothing_read(feed.file_errors)
         task = read_task_file(task_path)
         newer = read_task_file(find_task(args.scorer).require_built()) if args.scorer else None
-        report = rescore_runs(task, feed.runs(), feed.file_errors, newer=newer)
+        jobs = args.jobs if args.jobs is not None else default_jobs()
+        if jobs > 1:
+            report = rescore_runs_parallel(task, feed.runs(), feed.file_errors, newer=newer, jobs=jobs)
+        else:
+            report = rescore_runs(task, feed.runs(), feed.file_errors, newer=newer)
     except (TaskNotFound, TaskFileError, IncompatibleScorer) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE

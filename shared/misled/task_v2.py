@@ -85,7 +85,7 @@ def play(case: dict[str, Any], conv: Conversation) -> dict[str, Any]:
         return {**result, "verdict": "fail", "detail": f"unusable reply: {extracted.status}", "scores": scores}
     try:
         result["pytest_version"] = ensure_pytest()
-        classified = classify_file(problem, extracted.code)
+        classified = classify_file(problem, extracted.code, keep_warm=True)
     except (PytestUnavailable, SandboxError) as exc:
         return {**result, "verdict": "error", "error_kind": "sandbox", "detail": str(exc)}
     result["isolation"] = classified.isolation

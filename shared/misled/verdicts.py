@@ -133,10 +133,12 @@ def classify_files(
     limits: Limits | None = None,
     python: str | None = None,
     workers: int = 1,
+    keep_warm: bool = False,
 ) -> list[FileClassification]:
     """Classify many (problem, test file) pairs; `workers` sandbox servers share them, results in input order."""
     prepared = [job_for(problem, source) for problem, source in pairs]
-    results = run_jobs([job for job, _ in prepared], limits=limits, python=python, workers=workers)
+    jobs = [job for job, _ in prepared]
+    results = run_jobs(jobs, limits=limits, python=python, workers=workers, keep_warm=keep_warm)
     return [
         combine(problem.task_id, result, renames)
         for (problem, _), (_, renames), result in zip(pairs, prepared, results, strict=True)
@@ -144,10 +146,15 @@ def classify_files(
 
 
 def classify_file(
-    problem: Problem, test_source: str, *, limits: Limits | None = None, python: str | None = None
+    problem: Problem,
+    test_source: str,
+    *,
+    limits: Limits | None = None,
+    python: str | None = None,
+    keep_warm: bool = False,
 ) -> FileClassification:
-    """Classify one test file against one problem."""
-    return classify_files([(problem, test_source)], limits=limits, python=python)[0]
+    """Classify one test file against one problem (`keep_warm`: reuse a server across calls, see executor/host)."""
+    return classify_files([(problem, test_source)], limits=limits, python=python, keep_warm=keep_warm)[0]
 
 
 def bundled_test_file(problem: Problem) -> str:

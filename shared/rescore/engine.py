@@ -259,16 +259,7 @@ class Rescorer:
                 if outcome is not None:
                     summary.rows.append(outcome)
                     outcomes.append(outcome)
-            hosted_headline = run.result.value if isinstance(run.result, NumericResult) else None
-            local_headline = None
-            if outcomes and len(outcomes) == len(run.subruns):
-                local_rows = [o.local_row for o in outcomes]
-                summary_of_rows = self._in_protocol(partial(self.frozen.entry.aggregate, local_rows))
-                local_headline = float(self.frozen.rows.headline_value(summary_of_rows))
-            agrees = None
-            if hosted_headline is not None and local_headline is not None:
-                agrees = abs(hosted_headline - local_headline) <= HEADLINE_TOLERANCE * max(1.0, abs(local_headline))
-            summary.parents.append(ParentOutcome(source, model, hosted_headline, local_headline, agrees, len(outcomes)))
+            summary.parents.append(self.parent_outcome(run, source, model, outcomes))
         elif name == self.task.row_task_name:
             outcome = self._row(run, source, model)
             if outcome is not None:
@@ -278,6 +269,19 @@ class Rescorer:
             self.report.foreign_tasks.add(name)
         if not summary.rows and not summary.parents:
             del self.report.models[model]
+
+    def parent_outcome(self, run: Run, source: str, model: str, outcomes: list[RowOutcome]) -> ParentOutcome:
+        """A stored-task run's recorded headline against the one recomputed from its rows' outcomes."""
+        hosted_headline = run.result.value if isinstance(run.result, NumericResult) else None
+        local_headline = None
+        if outcomes and len(outcomes) == len(run.subruns):
+            local_rows = [o.local_row for o in outcomes]
+            summary_of_rows = self._in_protocol(partial(self.frozen.entry.aggregate, local_rows))
+            local_headline = float(self.frozen.rows.headline_value(summary_of_rows))
+        agrees = None
+        if hosted_headline is not None and local_headline is not None:
+            agrees = abs(hosted_headline - local_headline) <= HEADLINE_TOLERANCE * max(1.0, abs(local_headline))
+        return ParentOutcome(source, model, hosted_headline, local_headline, agrees, len(outcomes))
 
     def finish(self) -> RescoreReport:
         """Aggregate each model's rows with the frozen `aggregate`."""

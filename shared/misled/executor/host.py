@@ -11,6 +11,7 @@ Embedded into task files: standard library only.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -166,6 +167,7 @@ class _Session:
 
     def __init__(self, limits: Limits, python: str) -> None:
         self.limits = limits
+        self.python = python
         self.root = os.path.realpath(tempfile.mkdtemp(prefix="hallubench-misled-v2-"))
         self.groups: set[int] = set()
         config = {
@@ -303,16 +305,60 @@ class _Session:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
+class _WarmServers:
+    """Idle servers kept for the next call in this process, for callers that classify one file at a time.
+
+    A server never runs test code itself (every version is a fresh fork of it), so one that served
+    a file holds nothing of it for the next; a server that died while idle is replaced on first use.
+    Forked children forget the parent's servers (their pipes belong to the parent).
+    """
+
+    def __init__(self) -> None:
+        self._idle: dict[tuple[Limits, str], list[_Session]] = {}
+        self._lock = threading.Lock()
+        self._hooked = False
+
+    def take(self, limits: Limits, python: str) -> _Session | None:
+        with self._lock:
+            idle = self._idle.get((limits, python))
+            return idle.pop() if idle else None
+
+    def put(self, session: _Session) -> None:
+        with self._lock:
+            if not self._hooked:
+                atexit.register(self.close_all)
+                os.register_at_fork(after_in_child=self.forget)
+                self._hooked = True
+            self._idle.setdefault((session.limits, session.python), []).append(session)
+
+    def forget(self) -> None:
+        self._lock = threading.Lock()
+        self._idle = {}
+
+    def close_all(self) -> None:
+        with self._lock:
+            sessions = [session for idle in self._idle.values() for session in idle]
+            self._idle = {}
+        for session in sessions:
+            session.close()
+
+
+_WARM = _WarmServers()
+
+
 class _Worker:
     """Runs jobs on one server, replacing it when it dies."""
 
-    def __init__(self, limits: Limits, python: str) -> None:
+    def __init__(self, limits: Limits, python: str, keep_warm: bool = False) -> None:
         self.limits = limits
         self.python = python
+        self.keep_warm = keep_warm
         self.session: _Session | None = None
         self.order = random.SystemRandom()
 
     def _session(self) -> _Session:
+        if self.session is None and self.keep_warm:
+            self.session = _WARM.take(self.limits, self.python)
         if self.session is None:
             self.session = _Session(self.limits, self.python)
         return self.session
@@ -346,13 +392,24 @@ class _Worker:
         return JobResult({name: results[name] for name in job.versions}, order, dict(isolation))
 
     def close(self) -> None:
+        if self.keep_warm and self.session is not None and self.session.process.poll() is None:
+            _WARM.put(self.session)
+            self.session = None
         self._drop()
 
 
 def run_jobs(
-    jobs: Sequence[Job], *, limits: Limits | None = None, python: str | None = None, workers: int = 1
+    jobs: Sequence[Job],
+    *,
+    limits: Limits | None = None,
+    python: str | None = None,
+    workers: int = 1,
+    keep_warm: bool = False,
 ) -> list[JobResult]:
-    """Every item of every job on each of its versions, in job order; `workers` servers in parallel."""
+    """Every item of every job on each of its versions, in job order; `workers` servers in parallel.
+
+    `keep_warm`: leave the servers running for the next call in this process (see `_WarmServers`).
+    """
     chosen = limits or Limits()
     interpreter = python or sys.executable
     results: list[JobResult | None] = [None] * len(jobs)
@@ -361,7 +418,7 @@ def run_jobs(
     failures: list[BaseException] = []
 
     def drain() -> None:
-        worker = _Worker(chosen, interpreter)
+        worker = _Worker(chosen, interpreter, keep_warm)
         try:
             while True:
                 with lock:
