@@ -18,12 +18,13 @@ import multiprocessing
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
+from typing import ClassVar
 
 from ..kaggle_runs.model import Run
 from ..taskfile.reader import TaskFile
-from .engine import ModelSummary, Rescorer, RescoreReport, RowOutcome, logged_messages, rescore_runs
+from .engine import ModelSummary, Rescorer, RescoreReport, RowOutcome, logged_messages
 
-BUCKETS_PER_JOB = 4
+BUCKETS_PER_JOB = 3
 
 
 @dataclass(frozen=True)
@@ -48,20 +49,30 @@ class _Scored:
     protocol_cpu_s: float
 
 
-_TASKS: dict[str, TaskFile | None] = {}
+class _WorkerState:
+    """What a worker process keeps between buckets: one rescorer (the frozen modules load once) and the work."""
+
+    rescorer: ClassVar[Rescorer | None] = None
+    buckets: ClassVar[list[list[_Row]]] = []
 
 
-def _remember(task: TaskFile, newer: TaskFile | None) -> None:
-    """Worker initializer: the task files, sent once per worker process."""
-    _TASKS["task"], _TASKS["newer"] = task, newer
+def _start(task: TaskFile, newer: TaskFile | None, buckets: list[list[_Row]] | None) -> None:
+    """Worker initializer. With fork the buckets are already here; with spawn they come as arguments."""
+    _WorkerState.rescorer = Rescorer(task, newer)
+    if buckets is not None:
+        _WorkerState.buckets = buckets
 
 
-def _score(rows: list[_Row]) -> _Scored:
-    task = _TASKS["task"]
-    assert task is not None
-    report = rescore_runs(task, [(row.run, row.label) for row in rows], newer=_TASKS["newer"])
-    outcomes = [outcome for summary in report.models.values() for outcome in summary.rows]
-    return _Scored(outcomes, report.duplicates, report.protocol_cpu_s)
+def _score(index: int) -> _Scored:
+    rescorer = _WorkerState.rescorer
+    assert rescorer is not None
+    report = rescorer.report
+    before = {model: len(summary.rows) for model, summary in report.models.items()}
+    duplicates, cpu = report.duplicates, report.protocol_cpu_s
+    for row in _WorkerState.buckets[index]:
+        rescorer.add_run(row.run, row.label)
+    outcomes = [outcome for model, summary in report.models.items() for outcome in summary.rows[before.get(model, 0) :]]
+    return _Scored(outcomes, report.duplicates - duplicates, report.protocol_cpu_s - cpu)
 
 
 def _bucket(row: _Row, count: int) -> int:
@@ -128,17 +139,24 @@ def rescore_runs_parallel(
         for row in work:
             buckets[_bucket(row, count)].append(row)
         buckets = [bucket for bucket in buckets if bucket]
+        _WorkerState.buckets = buckets
+        context = _context()
         if jobs > 1 and len(buckets) > 1:
+            shipped = None if context.get_start_method() == "fork" else buckets  # a fork has them already
             with ProcessPoolExecutor(
                 max_workers=min(jobs, len(buckets)),
-                mp_context=_context(),
-                initializer=_remember,
-                initargs=(task, newer),
+                mp_context=context,
+                initializer=_start,
+                initargs=(task, newer, shipped),
             ) as pool:
-                scored = list(pool.map(_score, buckets))
+                scored = list(pool.map(_score, range(len(buckets))))
         else:
-            _remember(task, newer)
-            scored = [_score(bucket) for bucket in buckets]
+            _start(task, newer, buckets)
+            try:
+                scored = [_score(index) for index in range(len(buckets))]
+            finally:
+                assert _WorkerState.rescorer is not None
+                _WorkerState.rescorer.close()
         by_label = {outcome.source: outcome for part in scored for outcome in part.outcomes}
         report.duplicates += sum(part.duplicates for part in scored)
         report.protocol_cpu_s += sum(part.protocol_cpu_s for part in scored)
@@ -157,6 +175,6 @@ def rescore_runs_parallel(
         finished = rescorer.finish()
     finally:
         rescorer.close()
-        _TASKS.clear()
+        _WorkerState.rescorer, _WorkerState.buckets = None, []
     finished.file_errors.extend(file_errors)
     return finished
