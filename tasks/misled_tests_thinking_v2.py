@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'misled-tests-thinking/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = '1fbf2294d8f29efb3370609538af289f5a9206b6990e79b76cbfd47afa167392'
+HB_PAYLOAD_SHA256 = '9119600ed94782519607888cd2a4133b386666099eb82684fd2a650c923a94c4'
 HB_TAG = 'misled-tests-thinking/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -1727,7 +1727,7 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 '''
 
-# %% embedded module misled/executor/items.py sha256=8e82cde1f834b8f29b8e9b4da4815ab191af3a8f74a454d1a27a0b64ba359a33
+# %% embedded module misled/executor/items.py sha256=96a4bc8259e28d4fd5fcd565dfa0eb3bd1e34c78d26a8449ed828fcb080c3993
 HB_MODULES['misled/executor/items.py'] = r'''"""One collected test item, run in its own process: setup, the test function, teardown, then the verdict.
 
 An item passes only when its test function returned normally (and its setup and teardown did too).
@@ -1916,6 +1916,16 @@ def failure_record(stage: str, exc: BaseException) -> dict[str, Any]:
     return {"outcome": "fail", "kind": kind, "detail": _describe(exc)}
 
 
+def finish_item(
+    item: Any, surroundings: list[Any], protocol: list[Any], _leave: Any = leave, _teardown: Any = run_teardown
+) -> BaseException | None:
+    """Leave the call's surroundings, tear down, leave the item's: teardown's exception, or None."""
+    _leave(surroundings)
+    after: BaseException | None = _teardown(item)
+    _leave(protocol)
+    return after
+
+
 def run_item(
     item: Any,
     pass_path: str,
@@ -1926,13 +1936,20 @@ def run_item(
     _call: Any = call_test,
     _leave: Any = leave,
     _teardown: Any = run_teardown,
+    _finish: Any = finish_item,
     _claim: Any = claim,
     _failure: Any = failure_record,
     _send: Any = send,
     _pass_record: dict[str, Any] = PASS_RECORD,
     _exit: Any = os._exit,
 ) -> None:
-    """The body of an item process; never returns. The pass line is the one that loads `_claim`."""
+    """The body of an item process; never returns. The pass line is the one that loads `_claim`.
+
+    Which branch runs is decided the moment `_call` returns, before any other test code runs again,
+    and the only later test is on `after`, assigned from `_finish`'s return with no test code in
+    between: so even where frame locals are writable (Python 3.13+), no fixture finalizer can turn
+    a test that raised into a claim.
+    """
     try:
         protocol = _protocol(item)
         failed = _setup(item)
@@ -1943,16 +1960,16 @@ def run_item(
         else:
             surroundings = _enter(item)
             raised = _call(item)
-            _leave(surroundings)
-            after = _teardown(item)
-            _leave(protocol)
-            if raised is None and after is None:
-                _claim(pass_path)
-                _send(details_fd, _pass_record)
-            elif raised is not None:
-                _send(details_fd, _failure("call", raised[1]))
+            if raised is None:
+                after = _finish(item, surroundings, protocol)
+                if after is None:
+                    _claim(pass_path)
+                    _send(details_fd, _pass_record)
+                else:
+                    _send(details_fd, _failure("teardown", after))
             else:
-                _send(details_fd, _failure("teardown", after))
+                _finish(item, surroundings, protocol)
+                _send(details_fd, _failure("call", raised[1]))
     except BaseException as exc:
         try:  # noqa: SIM105 (no library helper here: test code may have replaced it)
             _send(details_fd, {"outcome": "error", "kind": f"harness: {type(exc).__name__}", "detail": _describe(exc)})

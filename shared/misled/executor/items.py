@@ -186,6 +186,16 @@ def failure_record(stage: str, exc: BaseException) -> dict[str, Any]:
     return {"outcome": "fail", "kind": kind, "detail": _describe(exc)}
 
 
+def finish_item(
+    item: Any, surroundings: list[Any], protocol: list[Any], _leave: Any = leave, _teardown: Any = run_teardown
+) -> BaseException | None:
+    """Leave the call's surroundings, tear down, leave the item's: teardown's exception, or None."""
+    _leave(surroundings)
+    after: BaseException | None = _teardown(item)
+    _leave(protocol)
+    return after
+
+
 def run_item(
     item: Any,
     pass_path: str,
@@ -196,13 +206,20 @@ def run_item(
     _call: Any = call_test,
     _leave: Any = leave,
     _teardown: Any = run_teardown,
+    _finish: Any = finish_item,
     _claim: Any = claim,
     _failure: Any = failure_record,
     _send: Any = send,
     _pass_record: dict[str, Any] = PASS_RECORD,
     _exit: Any = os._exit,
 ) -> None:
-    """The body of an item process; never returns. The pass line is the one that loads `_claim`."""
+    """The body of an item process; never returns. The pass line is the one that loads `_claim`.
+
+    Which branch runs is decided the moment `_call` returns, before any other test code runs again,
+    and the only later test is on `after`, assigned from `_finish`'s return with no test code in
+    between: so even where frame locals are writable (Python 3.13+), no fixture finalizer can turn
+    a test that raised into a claim.
+    """
     try:
         protocol = _protocol(item)
         failed = _setup(item)
@@ -213,16 +230,16 @@ def run_item(
         else:
             surroundings = _enter(item)
             raised = _call(item)
-            _leave(surroundings)
-            after = _teardown(item)
-            _leave(protocol)
-            if raised is None and after is None:
-                _claim(pass_path)
-                _send(details_fd, _pass_record)
-            elif raised is not None:
-                _send(details_fd, _failure("call", raised[1]))
+            if raised is None:
+                after = _finish(item, surroundings, protocol)
+                if after is None:
+                    _claim(pass_path)
+                    _send(details_fd, _pass_record)
+                else:
+                    _send(details_fd, _failure("teardown", after))
             else:
-                _send(details_fd, _failure("teardown", after))
+                _finish(item, surroundings, protocol)
+                _send(details_fd, _failure("call", raised[1]))
     except BaseException as exc:
         try:  # noqa: SIM105 (no library helper here: test code may have replaced it)
             _send(details_fd, {"outcome": "error", "kind": f"harness: {type(exc).__name__}", "detail": _describe(exc)})
