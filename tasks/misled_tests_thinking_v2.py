@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'misled-tests-thinking/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = '9119600ed94782519607888cd2a4133b386666099eb82684fd2a650c923a94c4'
+HB_PAYLOAD_SHA256 = 'dfa40e0f7b221e1ba7a5ea36521346b3d6f64fcd16021ea99f6bf61ea0be2c72'
 HB_TAG = 'misled-tests-thinking/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -1727,7 +1727,7 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 '''
 
-# %% embedded module misled/executor/items.py sha256=96a4bc8259e28d4fd5fcd565dfa0eb3bd1e34c78d26a8449ed828fcb080c3993
+# %% embedded module misled/executor/items.py sha256=5ba70e2c28bc46efb2bdd34b86f6ce93f9c550cbc001020bc83d19e099ece8d2
 HB_MODULES['misled/executor/items.py'] = r'''"""One collected test item, run in its own process: setup, the test function, teardown, then the verdict.
 
 An item passes only when its test function returned normally (and its setup and teardown did too).
@@ -1820,13 +1820,27 @@ def _function_and_arguments(item: Any) -> tuple[Any, dict[str, Any]]:
     return item.obj, {name: item.funcargs[name] for name in names}
 
 
+def _entered(context: Any) -> Any:
+    """Enter a context manager, or a generator pytest drives with `yield from` (pytest 8); return its exit."""
+    if hasattr(context, "__enter__"):
+        context.__enter__()
+        return lambda: context.__exit__(None, None, None)
+    next(context)
+
+    def leave_generator() -> None:
+        try:
+            next(context)
+        except StopIteration:
+            return
+
+    return leave_generator
+
+
 def enter_protocol(item: Any) -> list[Any]:
     """What pytest keeps around a whole item: its warning filters (`filterwarnings` marks), entered by hand."""
     from _pytest.warnings import catch_warnings_for_item
 
-    context = catch_warnings_for_item(config=item.config, ihook=item.ihook, when="runtest", item=item)
-    context.__enter__()
-    return [context]
+    return [_entered(catch_warnings_for_item(config=item.config, ihook=item.ihook, when="runtest", item=item))]
 
 
 def enter_call_phase(item: Any) -> list[Any]:
@@ -1843,15 +1857,13 @@ def enter_call_phase(item: Any) -> list[Any]:
     ):
         factory = getattr(manager.get_plugin(name), method, None)
         if factory is not None:
-            context = factory(*arguments)
-            context.__enter__()
-            entered.append(context)
+            entered.append(_entered(factory(*arguments)))
     return entered
 
 
 def leave(entered: list[Any]) -> None:
-    for context in reversed(entered):
-        context.__exit__(None, None, None)
+    for exit_context in reversed(entered):
+        exit_context()
 
 
 def call_test(

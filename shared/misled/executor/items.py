@@ -90,13 +90,27 @@ def _function_and_arguments(item: Any) -> tuple[Any, dict[str, Any]]:
     return item.obj, {name: item.funcargs[name] for name in names}
 
 
+def _entered(context: Any) -> Any:
+    """Enter a context manager, or a generator pytest drives with `yield from` (pytest 8); return its exit."""
+    if hasattr(context, "__enter__"):
+        context.__enter__()
+        return lambda: context.__exit__(None, None, None)
+    next(context)
+
+    def leave_generator() -> None:
+        try:
+            next(context)
+        except StopIteration:
+            return
+
+    return leave_generator
+
+
 def enter_protocol(item: Any) -> list[Any]:
     """What pytest keeps around a whole item: its warning filters (`filterwarnings` marks), entered by hand."""
     from _pytest.warnings import catch_warnings_for_item
 
-    context = catch_warnings_for_item(config=item.config, ihook=item.ihook, when="runtest", item=item)
-    context.__enter__()
-    return [context]
+    return [_entered(catch_warnings_for_item(config=item.config, ihook=item.ihook, when="runtest", item=item))]
 
 
 def enter_call_phase(item: Any) -> list[Any]:
@@ -113,15 +127,13 @@ def enter_call_phase(item: Any) -> list[Any]:
     ):
         factory = getattr(manager.get_plugin(name), method, None)
         if factory is not None:
-            context = factory(*arguments)
-            context.__enter__()
-            entered.append(context)
+            entered.append(_entered(factory(*arguments)))
     return entered
 
 
 def leave(entered: list[Any]) -> None:
-    for context in reversed(entered):
-        context.__exit__(None, None, None)
+    for exit_context in reversed(entered):
+        exit_context()
 
 
 def call_test(
