@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'misled-tests/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = 'd5b72ab258c5796c2ae540735c38d6ac80de0eb1eaf08df5dbca8c3244fee920'
+HB_PAYLOAD_SHA256 = '7a7667f2c13fc8a8a724b3ce768365c5c8b325450e33670dbc6c34d30c04ec4c'
 HB_TAG = 'misled-tests/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -2107,7 +2107,7 @@ def apply(slots: Plan) -> int:
     return len(slots)
 '''
 
-# %% embedded module misled/executor/namespaces.py sha256=c6d90a27841e06c1cfaab7e5fed97873cbada6d81ff17081feb39b46af845286
+# %% embedded module misled/executor/namespaces.py sha256=d8937a5cc50a2cc44dbf3619262fdfb1352aa6d204d98d5b279871e7d877e547
 HB_MODULES['misled/executor/namespaces.py'] = r'''"""OS isolation under the Python guard, where the kernel allows it: user, mount, network and PID namespaces.
 
 The first process of a sandbox session tries, in order, and records what worked:
@@ -2289,7 +2289,11 @@ def _build_root(libc: _Libc, config: dict[str, Any], interpreter_dirs: list[str]
 
 
 def enter(config: dict[str, Any], interpreter_dirs: list[str]) -> dict[str, Any]:
-    """Create the namespaces and the new root in this process (the server is forked after); record the layers."""
+    """Create the namespaces and the new root in this process (the server is forked after); record the layers.
+
+    Call it in a child made for the purpose: `layers["unusable"]` means the child is now stuck in a
+    user namespace it cannot use, and the caller must carry on without it.
+    """
     try:
         libc = _Libc()
     except (ImportError, OSError) as exc:
@@ -2298,19 +2302,24 @@ def enter(config: dict[str, Any], interpreter_dirs: list[str]) -> dict[str, Any]
     layers = _no_layers("")
     try:
         libc.unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID)
-        _write("/proc/self/setgroups", "deny")
-        _write("/proc/self/uid_map", f"0 {uid} 1")
-        _write("/proc/self/gid_map", f"0 {gid} 1")
-        layers["user_namespace"] = True
     except OSError as exc:
         layers["failures"].append(f"user namespace: {exc}")
         if uid != 0:
             return layers
-        try:
+        try:  # a privileged container: the namespaces without a user namespace
             libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID)
         except OSError as again:
             layers["failures"].append(f"namespaces as root: {again}")
             return layers
+    else:
+        try:
+            _write("/proc/self/setgroups", "deny")
+            _write("/proc/self/uid_map", f"0 {uid} 1")
+            _write("/proc/self/gid_map", f"0 {gid} 1")
+        except OSError as exc:  # inside a user namespace without ids: this process cannot go on
+            layers["unusable"] = f"user namespace without an id map: {exc}"
+            return layers
+        layers["user_namespace"] = True
     layers["network_namespace"] = layers["pid_namespace"] = layers["mount_namespace"] = True
     try:
         _build_root(libc, config, interpreter_dirs)
@@ -2456,7 +2465,7 @@ def is_regular_file(path: str) -> bool:
         return False
 '''
 
-# %% embedded module misled/executor/server.py sha256=a3ca47cbc069a95e494fa84e180be6845d1e5ab2a303f0cbc32ce05431230627
+# %% embedded module misled/executor/server.py sha256=f42d7101baa1e52c78973ee66f936a7de8794478fb94e21f92a835225ae83e43
 HB_MODULES['misled/executor/server.py'] = r'''"""The sandbox server: a warm interpreter that runs one program version of one test file at a time.
 
 Design (v2), one session per batch of test files:
@@ -2536,17 +2545,44 @@ def interpreter_dirs() -> list[str]:
 
 
 def main(payload: dict[str, Any]) -> int:
-    """Entry from the bootstrap: enter the namespaces first (and re-execute), or serve."""
-    import json
-
-    config = payload["config"]
-    if config.get("namespaces") and not payload.get("entered"):
-        layers = namespaces.enter(config, interpreter_dirs())
-        payload = {**payload, "entered": True, "layers": layers}
-        return namespaces.respawn(json.dumps(payload).encode("utf-8"), str(payload["boot"]))
-    if "layers" not in payload:
+    """Entry from the bootstrap: serve inside the namespaces where the kernel allows them, else here."""
+    if payload["config"].get("namespaces") and not payload.get("entered"):
+        reason = _serve_contained(payload)
+        payload = {**payload, "layers": namespaces._no_layers(reason)}
+    elif "layers" not in payload:
         payload = {**payload, "layers": namespaces._no_layers("namespaces not requested")}
     return Server(payload).serve()
+
+
+def _serve_contained(payload: dict[str, Any]) -> str:
+    """Serve from a child that enters the namespaces and re-executes the interpreter; exit when it ends.
+
+    The attempt is made in a child so that a half-made user namespace (allowed, but without an id
+    map) leaves this process as it was: it then returns why, and the caller serves here instead.
+    """
+    import json
+
+    status_read, status_write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(status_read)
+        layers = namespaces.enter(payload["config"], interpreter_dirs())
+        if layers.get("unusable"):
+            os.write(status_write, str(layers["unusable"]).encode("utf-8", "replace")[:2000])
+            os._exit(75)
+        os.close(status_write)  # end of file: the namespaces are in place, the server starts below
+        entered = {**payload, "entered": True, "layers": layers}
+        os._exit(namespaces.respawn(json.dumps(entered).encode("utf-8"), str(payload["boot"])))
+    os.close(status_write)
+    reason = os.read(status_read, 4096).decode("utf-8", "replace")
+    os.close(status_read)
+    if not reason:
+        for fd in (0, 1):  # the server has them; holding them here would keep the host waiting
+            os.close(fd)
+        _, status = os.waitpid(pid, 0)
+        os._exit(os.waitstatus_to_exitcode(status))
+    os.waitpid(pid, 0)
+    return reason
 
 
 def _empty(folder: str) -> None:

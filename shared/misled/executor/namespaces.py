@@ -179,7 +179,11 @@ def _build_root(libc: _Libc, config: dict[str, Any], interpreter_dirs: list[str]
 
 
 def enter(config: dict[str, Any], interpreter_dirs: list[str]) -> dict[str, Any]:
-    """Create the namespaces and the new root in this process (the server is forked after); record the layers."""
+    """Create the namespaces and the new root in this process (the server is forked after); record the layers.
+
+    Call it in a child made for the purpose: `layers["unusable"]` means the child is now stuck in a
+    user namespace it cannot use, and the caller must carry on without it.
+    """
     try:
         libc = _Libc()
     except (ImportError, OSError) as exc:
@@ -188,19 +192,24 @@ def enter(config: dict[str, Any], interpreter_dirs: list[str]) -> dict[str, Any]
     layers = _no_layers("")
     try:
         libc.unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID)
-        _write("/proc/self/setgroups", "deny")
-        _write("/proc/self/uid_map", f"0 {uid} 1")
-        _write("/proc/self/gid_map", f"0 {gid} 1")
-        layers["user_namespace"] = True
     except OSError as exc:
         layers["failures"].append(f"user namespace: {exc}")
         if uid != 0:
             return layers
-        try:
+        try:  # a privileged container: the namespaces without a user namespace
             libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID)
         except OSError as again:
             layers["failures"].append(f"namespaces as root: {again}")
             return layers
+    else:
+        try:
+            _write("/proc/self/setgroups", "deny")
+            _write("/proc/self/uid_map", f"0 {uid} 1")
+            _write("/proc/self/gid_map", f"0 {gid} 1")
+        except OSError as exc:  # inside a user namespace without ids: this process cannot go on
+            layers["unusable"] = f"user namespace without an id map: {exc}"
+            return layers
+        layers["user_namespace"] = True
     layers["network_namespace"] = layers["pid_namespace"] = layers["mount_namespace"] = True
     try:
         _build_root(libc, config, interpreter_dirs)

@@ -77,17 +77,44 @@ def interpreter_dirs() -> list[str]:
 
 
 def main(payload: dict[str, Any]) -> int:
-    """Entry from the bootstrap: enter the namespaces first (and re-execute), or serve."""
-    import json
-
-    config = payload["config"]
-    if config.get("namespaces") and not payload.get("entered"):
-        layers = namespaces.enter(config, interpreter_dirs())
-        payload = {**payload, "entered": True, "layers": layers}
-        return namespaces.respawn(json.dumps(payload).encode("utf-8"), str(payload["boot"]))
-    if "layers" not in payload:
+    """Entry from the bootstrap: serve inside the namespaces where the kernel allows them, else here."""
+    if payload["config"].get("namespaces") and not payload.get("entered"):
+        reason = _serve_contained(payload)
+        payload = {**payload, "layers": namespaces._no_layers(reason)}
+    elif "layers" not in payload:
         payload = {**payload, "layers": namespaces._no_layers("namespaces not requested")}
     return Server(payload).serve()
+
+
+def _serve_contained(payload: dict[str, Any]) -> str:
+    """Serve from a child that enters the namespaces and re-executes the interpreter; exit when it ends.
+
+    The attempt is made in a child so that a half-made user namespace (allowed, but without an id
+    map) leaves this process as it was: it then returns why, and the caller serves here instead.
+    """
+    import json
+
+    status_read, status_write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(status_read)
+        layers = namespaces.enter(payload["config"], interpreter_dirs())
+        if layers.get("unusable"):
+            os.write(status_write, str(layers["unusable"]).encode("utf-8", "replace")[:2000])
+            os._exit(75)
+        os.close(status_write)  # end of file: the namespaces are in place, the server starts below
+        entered = {**payload, "entered": True, "layers": layers}
+        os._exit(namespaces.respawn(json.dumps(entered).encode("utf-8"), str(payload["boot"])))
+    os.close(status_write)
+    reason = os.read(status_read, 4096).decode("utf-8", "replace")
+    os.close(status_read)
+    if not reason:
+        for fd in (0, 1):  # the server has them; holding them here would keep the host waiting
+            os.close(fd)
+        _, status = os.waitpid(pid, 0)
+        os._exit(os.waitstatus_to_exitcode(status))
+    os.waitpid(pid, 0)
+    return reason
 
 
 def _empty(folder: str) -> None:
