@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -35,7 +36,9 @@ def test_only_path_objects_with_a_fixed_answer_are_read() -> None:
         pass
 
     assert paths.path_text("/a") == "/a" and paths.path_text(b"/b") == "/b"
-    assert paths.path_text(pathlib.PurePosixPath("/c")) == "/c" and paths.path_text(pathlib.Path("/d")) == "/d"
+    converted, fresh = pathlib.Path("/c"), pathlib.PurePosixPath("/d")
+    os.fspath(converted)  # as every call that takes a path does before its audit event
+    assert paths.path_text(converted) == "/c" and paths.path_text(fresh) is None  # nothing is asked of the object
     assert paths.path_text(Shifty()) is None and paths.path_text(Sub("/e")) is None and paths.path_text(3.5) is None
 
 
@@ -153,3 +156,28 @@ def test_the_os_layer_holds_without_the_python_guard(tmp_path: Path, repo_root: 
     assert found["visible"] == {str(marker): False, str(repo_root / "shared"): False}  # nor the harness's source
     assert found["network"] in ("Network is unreachable", "Connection refused", "Cannot assign requested address")
     assert list(marker.iterdir()) == []
+
+
+def _names_looked_up(code: Any) -> dict[str, list[str]]:
+    """Global (and builtin) names each function nested in `code` looks up when it runs."""
+    import dis
+    import types
+
+    found: dict[str, list[str]] = {}
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            names = sorted(
+                {i.argval for i in dis.get_instructions(constant) if i.opname in ("LOAD_GLOBAL", "LOAD_NAME")}
+            )
+            if names:
+                found[constant.co_name] = names
+            found.update(_names_looked_up(constant))
+    return found
+
+
+def test_the_hook_looks_up_no_global_or_builtin_name_when_it_runs() -> None:
+    """Test code reaches the harness's module globals (and the builtins) through frames: the hook must not use them."""
+    from hallubench.misled.executor.paths import make_path_tools
+
+    assert _names_looked_up(guard.make_hook.__code__) == {}
+    assert _names_looked_up(make_path_tools.__code__) == {}

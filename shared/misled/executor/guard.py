@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from types import CodeType, FrameType, FunctionType
 from typing import Any
 
-from .paths import inside, is_directory, path_text, resolve
+from .paths import make_path_tools
 
 _getframe = sys._getframe
 _getpid = posix.getpid
@@ -187,208 +187,238 @@ def marked_line(code: CodeType, name: str) -> int:
     return line
 
 
-def _violation(event: str, detail: Any = "") -> SandboxViolation:
-    shown = repr(detail)[:200] if detail != "" else ""
-    return SandboxViolation(f"sandbox: {event} {shown} is not allowed in tests".replace("  ", " "))
-
-
 def make_hook(rules: Rules, sites: Sites) -> Callable[[str, tuple[Any, ...]], None]:
-    """The audit hook for one version process (see the module docstring); add it with sys.addaudithook."""
-    work, pass_dir = rules.work, rules.pass_dir
-    read_roots, readable_files = rules.read_roots, rules.readable_files
-    main_frame = sites.main_frame
+    """The audit hook for one version process (see the module docstring); add it with sys.addaudithook.
+
+    Every name the hook uses is bound here, as a cell of its closure: test code can reach this
+    module's globals and the builtins through the frames of harness functions, never these cells.
+    """
+    text_of, resolve, inside, is_directory = make_path_tools()
+    getframe, getpid, exact, length = _getframe, _getpid, type, len
+    text_type, bytes_type, int_type, dict_type, as_repr, truth = str, bytes, int, dict, repr, bool
+    get_attribute, plain_meta, function_type, violation_type = (
+        object.__getattribute__,
+        type,
+        FunctionType,
+        SandboxViolation,
+    )
+    denied_prefixes, denied_events, allowed_fast = DENIED_PREFIXES, DENIED_EVENTS, ALLOWED_FAST
+    denied_modules, protected, harness_prefix = DENIED_MODULES, _PROTECTED_ATTRIBUTES, HARNESS_FILENAME_PREFIX
+    compile_bytecode, get_code, source_to_code, frames_removed = (
+        _COMPILE_BYTECODE,
+        _GET_CODE,
+        _SOURCE_TO_CODE,
+        _WITH_FRAMES_REMOVED,
+    )
+    loader_types, own_get_data, own_get_filename = _LOADER_TYPES, _GET_DATA, _GET_FILENAME
+    write_flags, claim_flags, not_cloexec = _WRITE_FLAGS, CLAIM_FLAGS, ~os.O_CLOEXEC
+    work, pass_dir, read_roots = rules.work, rules.pass_dir, rules.read_roots
+    readable_files, may_kill_all = rules.readable_files, rules.may_kill_all
+    main_frame, fork_line, cleanup_line = sites.main_frame, sites.fork_line, sites.cleanup_line
+    wait_code, kill_line, run_item_code = sites.wait_code, sites.kill_line, sites.run_item_code
+    claim_line, claim_code = sites.claim_line, sites.claim_code
+
+    def violation(event: str, detail: object = "") -> SandboxViolation:
+        # Only text is shown, never the repr of an object test code made (it would run test code here).
+        shown = detail[:200] if exact(detail) is text_type else ""  # type: ignore[index]
+        return violation_type(f"sandbox: {event} {shown} is not allowed in tests".replace("  ", " "))
+
+    def shown(raw: object) -> str:
+        text = text_of(raw)
+        return as_repr(text) if text is not None else "(a path object)"
+
+    def in_read_roots(target: str) -> bool:
+        for root in read_roots:  # noqa: SIM110 (no `any`: builtins are test code's to replace)
+            if inside(target, root):
+                return True
+        return False
 
     def target_of(event: str, raw: object) -> str:
-        text = path_text(raw)
+        text = text_of(raw)
         resolved = resolve(text) if text is not None else None
         if resolved is None:
-            raise _violation(event, raw)
+            raise violation(event, shown(raw))
         return resolved
 
     def readable(target: str) -> bool:
         if inside(target, work):
             return not target.endswith(".pyc")
-        return target in readable_files or any(inside(target, root) for root in read_roots)
+        return target in readable_files or in_read_roots(target)
 
     def writable(event: str, raw: object, dir_fd: object = None, fd_allowed: bool = False) -> None:
-        if type(raw) is int:
+        if exact(raw) is int_type:
             if fd_allowed:
                 return
-            raise _violation(event, "a descriptor")
-        if dir_fd is not None and dir_fd not in (-1, -100):  # -1: none given; -100: AT_FDCWD
-            text = path_text(raw)
-            if text is None or not text or "/" in text or text in (".", ".."):
-                raise _violation(event, raw)
+            raise violation(event, "a descriptor")
+        if dir_fd is not None and dir_fd != -1 and dir_fd != -100:  # -1: none given; -100: AT_FDCWD
+            text = text_of(raw)
+            if text is None or not text or "/" in text or text == "." or text == "..":
+                raise violation(event, shown(raw))
             return  # a plain name in a directory descriptor, which can only be inside the working directory
         target = target_of(event, raw)
         if not inside(target, work) or target.endswith(".pyc"):
-            raise _violation(event, raw)
+            raise violation(event, shown(raw))
 
     def listable(event: str, raw: object) -> None:
-        if raw is None or type(raw) is int:
+        if raw is None or exact(raw) is int_type:
             return
         if not readable(target_of(event, raw)):
-            raise _violation(event, raw)
+            raise violation(event, shown(raw))
 
     def claim_allowed(target: str, flags: int, caller: FrameType) -> bool:
-        if caller.f_code is not sites.claim_code:
+        if caller.f_code is not claim_code:
             return False
         runner = caller.f_back
-        if runner is None or runner.f_code is not sites.run_item_code or runner.f_back is not main_frame:
+        if runner is None or runner.f_code is not run_item_code or runner.f_back is not main_frame:
             return False
-        if runner.f_lineno != sites.claim_line:
+        if runner.f_lineno != claim_line:
             return False
-        name = target[len(pass_dir) + 1 :]
+        name = target[length(pass_dir) + 1 :]
         return (
             target.startswith(pass_dir + "/")
             and name.isdigit()
             and name.isascii()
-            and (flags & ~os.O_CLOEXEC) == CLAIM_FLAGS
+            and exact(flags) is int_type
+            and (flags & not_cloexec) == claim_flags
         )
 
     def on_open(event: str, args: tuple[Any, ...]) -> None:
         raw, mode, flags = args[0], args[1], args[2]
-        if type(raw) is int:
+        if exact(raw) is int_type:
             return  # an open descriptor, obtained through this policy
         target = target_of(event, raw)
         if inside(target, pass_dir):
-            if claim_allowed(target, flags, _getframe(2)):
+            if claim_allowed(target, flags, getframe(2)):
                 return
-            raise _violation(event, raw)
-        wants_write = (type(mode) is str and any(letter in mode for letter in "wax+")) or bool(flags & _WRITE_FLAGS)
+            raise violation(event, shown(raw))
+        wants_write = (exact(mode) is text_type and ("w" in mode or "a" in mode or "x" in mode or "+" in mode)) or (
+            exact(flags) is int_type and truth(flags & write_flags)
+        )
         if wants_write:
             if (inside(target, work) and not target.endswith(".pyc")) or target == "/dev/null":
                 return
-            raise _violation(event, raw)
+            raise violation(event, shown(raw))
         if not readable(target):
-            raise _violation(event, raw)
+            raise violation(event, shown(raw))
         if not inside(target, work) and is_directory(target):
-            raise _violation(event, f"{raw!r} (a directory descriptor outside the working directory)")
+            raise violation(event, f"{shown(raw)} (a directory descriptor outside the working directory)")
 
     def on_fork(event: str, args: tuple[Any, ...]) -> None:
-        caller = _getframe(2)
-        if caller is main_frame and caller.f_lineno == sites.fork_line:
+        caller = getframe(2)
+        if caller is main_frame and caller.f_lineno == fork_line:
             return
-        raise _violation(event)
+        raise violation(event)
 
     def on_kill(event: str, args: tuple[Any, ...]) -> None:
         pid = args[0]
-        if type(pid) is int and pid == _getpid():
+        if exact(pid) is not int_type:
+            raise violation(event)
+        if pid == getpid():
             return
-        caller = _getframe(2)
-        if (
-            type(pid) is int
-            and pid > 0
-            and caller.f_code is sites.wait_code
-            and caller.f_back is main_frame
-            and caller.f_lineno == sites.kill_line
-        ):
+        caller = getframe(2)
+        if pid > 0 and caller.f_code is wait_code and caller.f_back is main_frame and caller.f_lineno == kill_line:
             return
-        if rules.may_kill_all and pid == -1 and caller is main_frame and caller.f_lineno == sites.cleanup_line:
+        if may_kill_all and pid == -1 and caller is main_frame and caller.f_lineno == cleanup_line:
             return
-        raise _violation(event, args)
+        raise violation(event, f"(to process {pid})")
 
     def on_import(event: str, args: tuple[Any, ...]) -> None:
         name = args[0]
-        if type(name) is not str or name.split(".")[0] in DENIED_MODULES:
-            raise _violation(event, name)
-        filename = args[1] if len(args) > 1 else None
-        if filename is not None:
+        if exact(name) is not text_type or name.split(".")[0] in denied_modules:
+            raise violation(event, name if exact(name) is text_type else "")
+        filename = args[1] if length(args) > 1 else None
+        if filename is not None:  # a native module: only from the interpreter's own library folders
             target = target_of(event, filename)
-            if inside(target, work) and not target.endswith(".py"):
-                raise _violation(event, f"{name} from {filename!r}")
+            if inside(target, work) or not in_read_roots(target):
+                raise violation(event, f"{name} from {shown(filename)}")
 
     def genuine_loader(frame: FrameType | None) -> bool:
         """`frame` is the import system's get_code, reading a library file through its own, unpatched methods."""
-        if frame is None or frame.f_code not in _GET_CODE:
+        if frame is None or frame.f_code not in get_code:
             return False
         loader: Any = frame.f_locals.get("self")
-        if type(loader) not in _LOADER_TYPES:
+        kind = exact(loader)
+        if kind not in loader_types or exact(kind) is not plain_meta:
             return False
-        own = object.__getattribute__(loader, "__dict__")
-        kind = type(loader)
-        if kind.get_data is not _GET_DATA or kind.get_filename is not _GET_FILENAME:
+        if kind.get_data is not own_get_data or kind.get_filename is not own_get_filename:
             return False
-        if "get_data" in own or "get_filename" in own:
+        own = get_attribute(loader, "__dict__")
+        if exact(own) is not dict_type or "get_data" in own or "get_filename" in own:
             return False
         path = own.get("path")
-        target = resolve(path) if type(path) is str else None
+        target = resolve(path) if exact(path) is text_type else None
         return target is not None and not inside(target, work) and readable(target)
 
     def on_marshal_loads(event: str, args: tuple[Any, ...]) -> None:
-        caller = _getframe(2)
-        if caller.f_code is _COMPILE_BYTECODE and genuine_loader(caller.f_back):
+        caller = getframe(2)
+        if caller.f_code is compile_bytecode and genuine_loader(caller.f_back):
             return
-        raise _violation(event, "bytes that the import system did not read from the library")
+        raise violation(event, "bytes that the import system did not read from the library")
 
     def library_file(name: object) -> bool:
-        return type(name) is str and any(inside(name, root) for root in read_roots)
+        return exact(name) is text_type and in_read_roots(name)  # type: ignore[arg-type]
 
     def on_compile(event: str, args: tuple[Any, ...]) -> None:
         """Code that claims a library file as its origin comes only from that file, read by the import system."""
-        filename = args[1] if len(args) > 1 else None
-        if type(filename) is bytes:
-            filename = path_text(filename)
+        filename = args[1] if length(args) > 1 else None
+        if exact(filename) is bytes_type:
+            filename = text_of(filename)
         if not library_file(filename):
             return
-        caller = _getframe(2)
+        caller = getframe(2)
         converter = caller.f_back
         if (
-            caller.f_code is _WITH_FRAMES_REMOVED
+            caller.f_code is frames_removed
             and converter is not None
-            and converter.f_code is _SOURCE_TO_CODE
+            and converter.f_code is source_to_code
             and genuine_loader(converter.f_back)
         ):
             return
-        raise _violation(event, f"code claiming to come from {filename!r}")
+        raise violation(event, f"code claiming to come from {filename!r}")
 
     def on_settrace(event: str, args: tuple[Any, ...]) -> None:
         """Tracing could change the harness's frames; doctest's runner only clears it (and restores nothing)."""
-        caller = _getframe(2).f_code
+        caller = getframe(2).f_code
         if caller.co_name == "run" and caller.co_filename.endswith("/doctest.py") and library_file(caller.co_filename):
             return
-        raise _violation(event)
+        raise violation(event)
 
     def on_code_new(event: str, args: tuple[Any, ...]) -> None:
         """New code objects (whose bytecode nothing checks) only from library code, e.g. hypothesis."""
-        if library_file(_getframe(2).f_code.co_filename):
+        if library_file(getframe(2).f_code.co_filename):
             return
-        raise _violation(event)
+        raise violation(event)
 
     def on_setattr(event: str, args: tuple[Any, ...]) -> None:
         target, name = args[0], args[1]
         if (
-            name in _PROTECTED_ATTRIBUTES
-            and type(target) is FunctionType
-            and target.__code__.co_filename.startswith(HARNESS_FILENAME_PREFIX)
+            exact(target) is function_type
+            and name in protected
+            and target.__code__.co_filename.startswith(harness_prefix)
         ):
-            raise _violation(event, f"{name} of the harness function {target.__name__}")
+            raise violation(event, f"{name} of a harness function")
 
     def on_chdir(event: str, args: tuple[Any, ...]) -> None:
-        if type(args[0]) is int or not inside(target_of(event, args[0]), work):
-            raise _violation(event, args[0])
+        if exact(args[0]) is int_type or not inside(target_of(event, args[0]), work):
+            raise violation(event, shown(args[0]))
 
     def on_listing(event: str, args: tuple[Any, ...]) -> None:
         listable(event, args[0] if args else None)
 
     def on_read(event: str, args: tuple[Any, ...]) -> None:
-        if type(args[0]) is not int and not readable(target_of(event, args[0])):
-            raise _violation(event, args[0])
+        if exact(args[0]) is not int_type and not readable(target_of(event, args[0])):
+            raise violation(event, shown(args[0]))
 
     def first_path(position: int, dir_fd: int | None = None, fd_allowed: bool = False) -> Callable[..., None]:
         def check(event: str, args: tuple[Any, ...]) -> None:
-            writable(
-                event,
-                args[position],
-                args[dir_fd] if dir_fd is not None and len(args) > dir_fd else None,
-                fd_allowed,
-            )
+            found_dir_fd = args[dir_fd] if dir_fd is not None and length(args) > dir_fd else None
+            writable(event, args[position], found_dir_fd, fd_allowed)
 
         return check
 
     def on_rename(event: str, args: tuple[Any, ...]) -> None:
-        writable(event, args[0], args[2] if len(args) > 2 else None)
-        writable(event, args[1], args[3] if len(args) > 3 else None)
+        writable(event, args[0], args[2] if length(args) > 2 else None)
+        writable(event, args[1], args[3] if length(args) > 3 else None)
 
     def both_written(event: str, args: tuple[Any, ...]) -> None:
         writable(event, args[0])
@@ -400,12 +430,8 @@ def make_hook(rules: Rules, sites: Sites) -> Callable[[str, tuple[Any, ...]], No
 
     def on_archive(event: str, args: tuple[Any, ...]) -> None:
         writable(event, args[0])
-        if len(args) > 2 and args[2] is not None:
+        if length(args) > 2 and args[2] is not None:
             listable(event, args[2])
-
-    def on_unpack(event: str, args: tuple[Any, ...]) -> None:
-        on_read(event, args)
-        writable(event, args[1])
 
     handlers: dict[str, Callable[[str, tuple[Any, ...]], None]] = {
         "open": on_open,
@@ -449,18 +475,19 @@ def make_hook(rules: Rules, sites: Sites) -> Callable[[str, tuple[Any, ...]], No
         "shutil.copytree": source_read_target_written,
         "shutil.move": both_written,
         "shutil.make_archive": on_archive,
-        "shutil.unpack_archive": on_unpack,
+        "shutil.unpack_archive": source_read_target_written,
         "tempfile.mkstemp": first_path(0),
         "tempfile.mkdtemp": first_path(0),
     }
+    find_handler = handlers.get
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
-        if event in ALLOWED_FAST:
+        if event in allowed_fast:
             return
-        handler = handlers.get(event)
+        handler = find_handler(event)
         if handler is not None:
             handler(event, args)
-        elif event in DENIED_EVENTS or event.startswith(DENIED_PREFIXES):
-            raise _violation(event)
+        elif event in denied_events or event.startswith(denied_prefixes):
+            raise violation(event)
 
     return hook

@@ -257,4 +257,5 @@ def run_item(
             _send(details_fd, {"outcome": "error", "kind": f"harness: {type(exc).__name__}", "detail": _describe(exc)})
         except BaseException:
             pass
-    _exit(0)
+    finally:
+        _exit(0)  # whatever happened (even an `except` that matched nothing): the item process ends here

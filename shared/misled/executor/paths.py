@@ -1,13 +1,14 @@
-"""Which file a path names, judged with primitives captured before any test code runs.
+"""Which file a path names, judged with primitives bound before any test code runs.
 
 The audit policy must judge the path the system call will use. Test code can replace
-`os.path.realpath`, `os.getcwd` or `os.fsdecode`, so this module resolves paths with the C
-functions it captured when it was loaded (in the sandbox, long before a test file is imported).
+`os.path.realpath`, `os.getcwd` or `os.fsdecode`, and it can reach this module's globals (and the
+builtins) through the frames of harness functions, so `make_path_tools` binds every primitive it
+uses in a closure when it is called: the hook holds its own copies, which nothing else refers to.
 It refuses what it cannot judge exactly:
 
 * a relative path with a `..` component (it may be relative to a `dir_fd` the event does not name);
-* a path-like object other than pathlib's own classes with their own methods: a `__fspath__` may
-  answer differently the second time it is asked, so only objects whose answer is fixed are read.
+* a path-like object other than pathlib's own classes (unpatched, with the cached text pathlib
+  stores when the call converted it): a `__fspath__` may answer differently the second time.
 
 Symbolic links are followed the way the kernel follows them; a missing component ends the walk and
 the rest is taken lexically (a missing directory cannot be a link).
@@ -19,89 +20,99 @@ import pathlib
 import posix
 import stat
 import sys
+from collections.abc import Callable
+from typing import NamedTuple
 
-_lstat = posix.lstat
-_stat = posix.stat
-_readlink = posix.readlink
-_getcwd = posix.getcwd
-_is_link = stat.S_ISLNK
-_is_dir = stat.S_ISDIR
-_is_regular = stat.S_ISREG
-_decode = bytes.decode
-_ENCODING = sys.getfilesystemencoding()
-_PATH_TYPES = (pathlib.PosixPath, pathlib.PurePosixPath)
-_PATH_FSPATH = pathlib.PurePath.__fspath__
-_PATH_STR = pathlib.PurePath.__str__
 MAX_LINKS = 40
 
 
-def inside(path: str, root: str) -> bool:
-    """Whether `path` is `root` or below it (both absolute and resolved)."""
-    return path == root or path.startswith(root + "/") or root == "/"
+class PathTools(NamedTuple):
+    text: Callable[[object], str | None]
+    resolve: Callable[[str], str | None]
+    inside: Callable[[str, str], bool]
+    is_directory: Callable[[str], bool]
 
 
-def path_text(raw: object) -> str | None:
-    """The text of a path argument, or None when it cannot be read without asking the object twice."""
-    kind = type(raw)
-    if kind is str:
-        return raw  # type: ignore[return-value]
-    if kind is bytes:
-        return _decode(raw, _ENCODING, "surrogateescape")  # type: ignore[arg-type]
-    if kind in _PATH_TYPES and kind.__fspath__ is _PATH_FSPATH and kind.__str__ is _PATH_STR:
-        text: object = _PATH_STR(raw)
-        return text if isinstance(text, str) and type(text) is str else None
-    return None
+def make_path_tools() -> PathTools:
+    """Fresh closures over primitives captured now (call it before test code exists)."""
+    lstat, stat_of, readlink, getcwd = posix.lstat, posix.stat, posix.readlink, posix.getcwd
+    is_link, is_dir = stat.S_ISLNK, stat.S_ISDIR
+    decode, encoding = bytes.decode, sys.getfilesystemencoding()
+    get_attribute = object.__getattribute__
+    exact, plain_meta = type, type
+    path_types = (pathlib.PosixPath, pathlib.PurePosixPath)
+    own_fspath, own_str = pathlib.PurePath.__fspath__, pathlib.PurePath.__str__
+    max_links = MAX_LINKS
+    text_type, bytes_type, truth, os_error, attribute_error = str, bytes, bool, OSError, AttributeError
 
+    def inside(path: str, root: str) -> bool:
+        """Whether `path` is `root` or below it (both absolute and resolved)."""
+        return path == root or path.startswith(root + "/") or root == "/"
 
-def resolve(text: str) -> str | None:
-    """The absolute path `text` names, links followed; None for a form the policy refuses."""
-    if not text or "\x00" in text:
+    def text(raw: object) -> str | None:
+        """The text of a path argument, or None when it cannot be read without asking the object."""
+        kind = exact(raw)
+        if kind is text_type:
+            return raw  # type: ignore[return-value]
+        if kind is bytes_type:
+            return decode(raw, encoding, "surrogateescape")  # type: ignore[arg-type]
+        if kind in path_types and exact(kind) is plain_meta:
+            if kind.__fspath__ is not own_fspath or kind.__str__ is not own_str:
+                return None
+            try:
+                cached = get_attribute(raw, "_str")
+            except attribute_error:
+                return None
+            return cached if exact(cached) is text_type else None
         return None
-    if text[0] != "/":
-        if ".." in text.split("/"):
+
+    def resolve(path: str) -> str | None:
+        """The absolute path `path` names, links followed; None for a form the policy refuses."""
+        if not path or "\x00" in path:
             return None
-        text = _getcwd() + "/" + text
-    pending = [part for part in text.split("/") if part and part != "."]
-    resolved = ""
-    links = 0
-    exists = True
-    while pending:
-        part = pending.pop(0)
-        if part == "..":
-            resolved = resolved[: resolved.rfind("/")] if resolved else ""
-            continue
-        candidate = resolved + "/" + part
-        if not exists:
-            resolved = candidate
-            continue
+        if path[0] != "/":
+            if ".." in path.split("/"):
+                return None
+            path = getcwd() + "/" + path
+        pending = [part for part in path.split("/") if part and part != "."]
+        resolved = ""
+        links = 0
+        exists = True
+        while pending:
+            part = pending.pop(0)
+            if part == "..":
+                resolved = resolved[: resolved.rfind("/")] if resolved else ""
+                continue
+            candidate = resolved + "/" + part
+            if not exists:
+                resolved = candidate
+                continue
+            try:
+                mode = lstat(candidate).st_mode
+            except os_error:
+                exists = False
+                resolved = candidate
+                continue
+            if not is_link(mode):
+                resolved = candidate
+                continue
+            links += 1
+            if links > max_links:
+                return None
+            target = readlink(candidate)
+            pending[:0] = [piece for piece in target.split("/") if piece and piece != "."]
+            if target.startswith("/"):
+                resolved = ""
+        return resolved or "/"
+
+    def is_directory(path: str) -> bool:
         try:
-            mode = _lstat(candidate).st_mode
-        except OSError:
-            exists = False
-            resolved = candidate
-            continue
-        if not _is_link(mode):
-            resolved = candidate
-            continue
-        links += 1
-        if links > MAX_LINKS:
-            return None
-        target = _readlink(candidate)
-        pending[:0] = [piece for piece in target.split("/") if piece and piece != "."]
-        if target.startswith("/"):
-            resolved = ""
-    return resolved or "/"
+            return truth(is_dir(stat_of(path).st_mode))
+        except os_error:
+            return False
+
+    return PathTools(text, resolve, inside, is_directory)
 
 
-def is_directory(path: str) -> bool:
-    try:
-        return _is_dir(_stat(path).st_mode)
-    except OSError:
-        return False
-
-
-def is_regular_file(path: str) -> bool:
-    try:
-        return _is_regular(_lstat(path).st_mode)
-    except OSError:
-        return False
+# For callers outside the sandbox (and tests): one shared set.
+path_text, resolve, inside, is_directory = make_path_tools()

@@ -264,4 +264,5 @@ def run_version(
             _send(results_fd, {"type": "harness_error", "detail": f"{type(exc).__name__}: {exc}"[:2000]})
         except BaseException:
             pass
-    _exit(0)
+    finally:
+        _exit(0)  # the version process never returns into the server's code
