@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'misled-tests-thinking/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = 'e60a182921ab70b9a6a2e0d4e4324b759f6dad3bad9542ca0288bc8333825314'
+HB_PAYLOAD_SHA256 = '95cb972726271a586d71f8e080e27b07107ef2bbdcfcd449eff13715e814f00f'
 HB_TAG = 'misled-tests-thinking/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -2135,7 +2135,7 @@ def apply(slots: Plan) -> int:
     return len(slots)
 '''
 
-# %% embedded module misled/executor/namespaces.py sha256=d8937a5cc50a2cc44dbf3619262fdfb1352aa6d204d98d5b279871e7d877e547
+# %% embedded module misled/executor/namespaces.py sha256=83bcac1370558ccc23f3953711d406d8013092d0d699868d7dba402ed1bb30da
 HB_MODULES['misled/executor/namespaces.py'] = r'''"""OS isolation under the Python guard, where the kernel allows it: user, mount, network and PID namespaces.
 
 The first process of a sandbox session tries, in order, and records what worked:
@@ -2176,7 +2176,7 @@ DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 SANDBOX = "/sandbox"  # inside the new root: the same path on every machine, for every session
 
 
-def _no_layers(reason: str) -> dict[str, Any]:
+def no_layers(reason: str) -> dict[str, Any]:
     return {
         "user_namespace": False,
         "mount_namespace": False,
@@ -2325,9 +2325,9 @@ def enter(config: dict[str, Any], interpreter_dirs: list[str]) -> dict[str, Any]
     try:
         libc = _Libc()
     except (ImportError, OSError) as exc:
-        return _no_layers(f"ctypes unavailable: {exc}")
+        return no_layers(f"ctypes unavailable: {exc}")
     uid, gid = os.geteuid(), os.getegid()
-    layers = _no_layers("")
+    layers = no_layers("")
     try:
         libc.unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID)
     except OSError as exc:
@@ -2504,7 +2504,7 @@ def make_path_tools() -> PathTools:
 path_text, resolve, inside, is_directory = make_path_tools()
 '''
 
-# %% embedded module misled/executor/server.py sha256=f42d7101baa1e52c78973ee66f936a7de8794478fb94e21f92a835225ae83e43
+# %% embedded module misled/executor/server.py sha256=936b4e085775485ac64340d41363d7efd1844dfc0c856ef2ddd3a5c68a68cfca
 HB_MODULES['misled/executor/server.py'] = r'''"""The sandbox server: a warm interpreter that runs one program version of one test file at a time.
 
 Design (v2), one session per batch of test files:
@@ -2514,12 +2514,12 @@ Design (v2), one session per batch of test files:
   and re-executes itself as this server, PID 1 of the new PID namespace (`namespaces.py`); elsewhere
   the server runs on the host with the Python guard alone. Either way the session's layers are sent
   to the host, and every row records them.
-* **Indistinguishable versions.** Both versions of a file run in the same working path, emptied and
-  refilled for each version, with identical file names, fixed timestamps and the same environment;
-  the host sends one version at a time, in a random order, under an opaque id, so no process of a
-  version ever holds the other version's text, name, results or position. Nothing a version writes
-  survives it: the working path is emptied, the pass directory is new, HOME and TMPDIR lie inside the
-  working path, and nothing else is writable.
+* **Indistinguishable versions.** Both versions of a file run in the same working path, made anew
+  for each version (a new directory, not an emptied one), with identical file names, fixed
+  timestamps and the same environment; the host sends one version at a time, in a random order,
+  under an opaque id, so no process of a version ever holds the other version's text, name, results
+  or position. Nothing a version writes survives it: the working directory is new, the pass
+  directory is new, HOME and TMPDIR lie inside the working directory, and nothing else is writable.
 * **Speed.** This process imports and configures pytest once and never imports a test file. Each
   version is a fork of it (`version.py`), which collects the file and forks once per item
   (`items.py`): no interpreter start, no pytest import, no plugin loading per file or item.
@@ -2587,9 +2587,9 @@ def main(payload: dict[str, Any]) -> int:
     """Entry from the bootstrap: serve inside the namespaces where the kernel allows them, else here."""
     if payload["config"].get("namespaces") and not payload.get("entered"):
         reason = _serve_contained(payload)
-        payload = {**payload, "layers": namespaces._no_layers(reason)}
+        payload = {**payload, "layers": namespaces.no_layers(reason)}
     elif "layers" not in payload:
-        payload = {**payload, "layers": namespaces._no_layers("namespaces not requested")}
+        payload = {**payload, "layers": namespaces.no_layers("namespaces not requested")}
     return Server(payload).serve()
 
 

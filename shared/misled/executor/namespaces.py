@@ -38,7 +38,7 @@ DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 SANDBOX = "/sandbox"  # inside the new root: the same path on every machine, for every session
 
 
-def _no_layers(reason: str) -> dict[str, Any]:
+def no_layers(reason: str) -> dict[str, Any]:
     return {
         "user_namespace": False,
         "mount_namespace": False,
@@ -187,9 +187,9 @@ def enter(config: dict[str, Any], interpreter_dirs: list[str]) -> dict[str, Any]
     try:
         libc = _Libc()
     except (ImportError, OSError) as exc:
-        return _no_layers(f"ctypes unavailable: {exc}")
+        return no_layers(f"ctypes unavailable: {exc}")
     uid, gid = os.geteuid(), os.getegid()
-    layers = _no_layers("")
+    layers = no_layers("")
     try:
         libc.unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID)
     except OSError as exc:

@@ -7,12 +7,12 @@ Design (v2), one session per batch of test files:
   and re-executes itself as this server, PID 1 of the new PID namespace (`namespaces.py`); elsewhere
   the server runs on the host with the Python guard alone. Either way the session's layers are sent
   to the host, and every row records them.
-* **Indistinguishable versions.** Both versions of a file run in the same working path, emptied and
-  refilled for each version, with identical file names, fixed timestamps and the same environment;
-  the host sends one version at a time, in a random order, under an opaque id, so no process of a
-  version ever holds the other version's text, name, results or position. Nothing a version writes
-  survives it: the working path is emptied, the pass directory is new, HOME and TMPDIR lie inside the
-  working path, and nothing else is writable.
+* **Indistinguishable versions.** Both versions of a file run in the same working path, made anew
+  for each version (a new directory, not an emptied one), with identical file names, fixed
+  timestamps and the same environment; the host sends one version at a time, in a random order,
+  under an opaque id, so no process of a version ever holds the other version's text, name, results
+  or position. Nothing a version writes survives it: the working directory is new, the pass
+  directory is new, HOME and TMPDIR lie inside the working directory, and nothing else is writable.
 * **Speed.** This process imports and configures pytest once and never imports a test file. Each
   version is a fork of it (`version.py`), which collects the file and forks once per item
   (`items.py`): no interpreter start, no pytest import, no plugin loading per file or item.
@@ -80,9 +80,9 @@ def main(payload: dict[str, Any]) -> int:
     """Entry from the bootstrap: serve inside the namespaces where the kernel allows them, else here."""
     if payload["config"].get("namespaces") and not payload.get("entered"):
         reason = _serve_contained(payload)
-        payload = {**payload, "layers": namespaces._no_layers(reason)}
+        payload = {**payload, "layers": namespaces.no_layers(reason)}
     elif "layers" not in payload:
-        payload = {**payload, "layers": namespaces._no_layers("namespaces not requested")}
+        payload = {**payload, "layers": namespaces.no_layers("namespaces not requested")}
     return Server(payload).serve()
 
 
