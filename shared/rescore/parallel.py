@@ -13,6 +13,7 @@ bucket, so duplicates are counted as one process counts them.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import multiprocessing
 from collections.abc import Iterable
@@ -57,10 +58,15 @@ class _WorkerState:
 
 
 def _start(task: TaskFile, newer: TaskFile | None, buckets: list[list[_Row]] | None) -> None:
-    """Worker initializer. With fork the buckets are already here; with spawn they come as arguments."""
+    """Worker initializer. With fork the buckets are already here; with spawn they come as arguments.
+
+    What the worker holds now (the runs, the frozen modules) moves to the collector's permanent
+    generation: rescanning it at every full collection would cost more than the scoring itself.
+    """
     _WorkerState.rescorer = Rescorer(task, newer)
     if buckets is not None:
         _WorkerState.buckets = buckets
+    gc.freeze()
 
 
 def _score(index: int) -> _Scored:
@@ -71,6 +77,7 @@ def _score(index: int) -> _Scored:
     duplicates, cpu = report.duplicates, report.protocol_cpu_s
     for row in _WorkerState.buckets[index]:
         rescorer.add_run(row.run, row.label)
+    gc.freeze()  # the results only grow: keep them out of later full collections (as engine.rescore_runs does)
     outcomes = [outcome for model, summary in report.models.items() for outcome in summary.rows[before.get(model, 0) :]]
     return _Scored(outcomes, report.duplicates - duplicates, report.protocol_cpu_s - cpu)
 
@@ -143,6 +150,7 @@ def rescore_runs_parallel(
         context = _context()
         if jobs > 1 and len(buckets) > 1:
             shipped = None if context.get_start_method() == "fork" else buckets  # a fork has them already
+            gc.freeze()  # forked workers then copy fewer pages (frozen objects are never rescanned)
             with ProcessPoolExecutor(
                 max_workers=min(jobs, len(buckets)),
                 mp_context=context,
@@ -150,6 +158,7 @@ def rescore_runs_parallel(
                 initargs=(task, newer, shipped),
             ) as pool:
                 scored = list(pool.map(_score, range(len(buckets))))
+            gc.unfreeze()
         else:
             _start(task, newer, buckets)
             try:
