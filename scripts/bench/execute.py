@@ -26,7 +26,9 @@ import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from hallubench.misled.conditions import solution_file
 from hallubench.misled.data import Problem, load_problems
@@ -35,6 +37,7 @@ from hallubench.misled.verdicts import VERSIONS, FileClassification, classify_fi
 HANGING = {"Python/10", "Python/156", "Python/160"}
 TIMEOUT_S = 10.0
 Classes = dict[tuple[str, str], str]
+T = TypeVar("T")
 
 
 def split_asserts(problem: Problem) -> str:
@@ -120,7 +123,7 @@ def executor_classes(results: list[FileClassification]) -> Classes:
     return {(found.problem, test["id"].split("::")[-1]): test["outcome"] for found in results for test in found.tests}
 
 
-def timed(function, *args, **kwargs):  # type: ignore[no-untyped-def]
+def timed(function: Callable[..., T], *args: Any, **kwargs: Any) -> tuple[T, float]:
     started = time.perf_counter()
     value = function(*args, **kwargs)
     return value, time.perf_counter() - started

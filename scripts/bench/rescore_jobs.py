@@ -62,7 +62,8 @@ def make_misled_runs(folder: Path, rows: int) -> int:
     with FrozenProtocol(task) as frozen:
         package = frozen.entry.__package__
         problems = __import__(f"{package}.data", fromlist=["cached_problems"]).cached_problems()
-        subruns, results = [], []
+        subruns: list[dict[str, Any]] = []
+        results: list[dict[str, Any]] = []
         for case in task.cases:
             if len(subruns) >= rows:
                 break
@@ -143,7 +144,7 @@ def compare(name: str, task: TaskFile, paths: list[Path], jobs: int, repeat: int
         many = rescore_runs_parallel(task, _runs(paths), jobs=jobs)
         many_s.append(time.perf_counter() - started)
     assert one is not None and many is not None
-    same = _fingerprint(one) == _fingerprint(many)
+    same = bool(_fingerprint(one) == _fingerprint(many))
     agree = sum(1 for row in many.rows if row.score_agrees)
     print(f"{name}: {len(one.rows)} rows, {agree} scores agree")
     print(f"  --jobs 1:      {min(one_s):7.2f} s wall (best of {repeat})")
