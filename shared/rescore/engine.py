@@ -270,11 +270,16 @@ class Rescorer:
         if not summary.rows and not summary.parents:
             del self.report.models[model]
 
-    def parent_outcome(self, run: Run, source: str, model: str, outcomes: list[RowOutcome]) -> ParentOutcome:
-        """A stored-task run's recorded headline against the one recomputed from its rows' outcomes."""
+    def parent_outcome(
+        self, run: Run, source: str, model: str, outcomes: list[RowOutcome], *, subruns: int | None = None
+    ) -> ParentOutcome:
+        """A stored-task run's recorded headline against the one recomputed from its rows' outcomes.
+
+        `subruns`: how many subruns the run had, when `run` is a copy without them (see parallel.py).
+        """
         hosted_headline = run.result.value if isinstance(run.result, NumericResult) else None
         local_headline = None
-        if outcomes and len(outcomes) == len(run.subruns):
+        if outcomes and len(outcomes) == (len(run.subruns) if subruns is None else subruns):
             local_rows = [o.local_row for o in outcomes]
             summary_of_rows = self._in_protocol(partial(self.frozen.entry.aggregate, local_rows))
             local_headline = float(self.frozen.rows.headline_value(summary_of_rows))
