@@ -28,6 +28,20 @@ class LockEntry(BaseModel):
     golden_sha256: str
     cases: int
 
+    @property
+    def frozen_folder(self) -> str:
+        """`frozen_cases/<benchmark>/v<N>`: where the cases and golden hashes of this version live."""
+        benchmark, _, version = self.protocol.partition("/")
+        return f"frozen_cases/{benchmark}/{version}"
+
+    def locked_files(self) -> dict[str, str]:
+        """Every file this entry pins, as repository path -> its locked sha256."""
+        return {
+            self.task_file: self.task_sha256,
+            f"{self.frozen_folder}/cases.json": self.cases_sha256,
+            f"{self.frozen_folder}/prompts.sha256.json": self.golden_sha256,
+        }
+
 
 class Lock(BaseModel):
     """All frozen protocol versions."""
@@ -43,7 +57,12 @@ def read_lock(root: Path) -> Lock:
     path = root / LOCK_PATH
     if not path.exists():
         return Lock()
-    return Lock.model_validate_json(path.read_text(encoding="utf-8"))
+    return parse_lock(path.read_bytes())
+
+
+def parse_lock(data: bytes) -> Lock:
+    """A lock from its bytes (as on disk or as committed); raises pydantic's ValidationError when malformed."""
+    return Lock.model_validate_json(data)
 
 
 def write_lock(root: Path, lock: Lock) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -13,13 +14,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Record the task file's hashes in frozen_cases/protocols.lock, commit them and create "
         "the annotated tag <benchmark>/v<N>. A frozen version never changes again.",
     )
-    parser.add_argument("benchmark", help="benchmark name (its newest unfrozen version) or protocol id")
+    parser.add_argument(
+        "benchmark", nargs="?", help="benchmark name (its newest unfrozen version) or protocol id to freeze"
+    )
     parser.add_argument("--no-commit", action="store_true", help="only write the lock (no commit, no tag)")
+    parser.add_argument(
+        "--restore-tags",
+        action="store_true",
+        help="freeze nothing; re-create every missing tag <benchmark>/v<N> at the commit that froze it (found "
+        "from the history of the lock), with the locked hashes in its message; existing tags are never moved",
+    )
     parser.set_defaults(handler=run_freeze)
     verify = subparsers.add_parser(
         "verify",
-        help="fail when a frozen task file differs from the lock or from its tag",
-        description="Re-hash every locked task file, its cases and golden hashes, and the file under its tag.",
+        help="fail when a frozen protocol changed: on disk, in any commit since it was frozen, or under its tag",
+        description="Re-hash every locked task file, its cases and golden hashes; find in the history of HEAD the "
+        "commit that froze each protocol (the first to add its lock entry) and check its files there; fail naming "
+        "any later commit that changed a locked file or changed or removed a lock entry; check each tag that "
+        "exists and report the missing ones. Exit codes: 0 verified (tags may be missing); 1 a frozen protocol "
+        "changed; 2 the history could not be read (not a git clone, a shallow clone) or no checkout found.",
     )
     verify.set_defaults(handler=run_verify)
 
@@ -32,6 +45,14 @@ def run_freeze(args: argparse.Namespace) -> int:
 
     root = repo_root_or_report()
     if root is None:
+        return 2
+    if args.restore_tags:
+        if args.benchmark is not None or args.no_commit:
+            print("error: --restore-tags takes no protocol and no --no-commit", file=sys.stderr)
+            return 2
+        return _restore_tags(root)
+    if args.benchmark is None:
+        print("error: name the protocol to freeze (or pass --restore-tags)", file=sys.stderr)
         return 2
     specs = matching(load_specs(root), args.benchmark)
     if not specs:
@@ -58,6 +79,29 @@ def run_freeze(args: argparse.Namespace) -> int:
     return 0
 
 
+def _restore_tags(root: Path) -> int:
+    from ..freeze import restore_missing_tags
+    from ..git_history import HistoryUnavailable
+
+    try:
+        restored, problems = restore_missing_tags(root)
+    except HistoryUnavailable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for tag in restored:
+        if tag.created:
+            print(f"{tag.protocol}: created tag {tag.tag} at {tag.commit[:10]}")
+        else:
+            print(f"{tag.protocol}: tag {tag.tag} exists (at {tag.commit[:10]}), left as it is")
+    refused = sorted({problem.protocol for problem in problems})
+    for problem in problems:
+        print(f"{problem.protocol}: {problem.message}", file=sys.stderr)
+    if refused:
+        print(f"error: no tag restored for {', '.join(refused)}: its history does not verify", file=sys.stderr)
+        return 1
+    return 0
+
+
 def run_verify(args: argparse.Namespace) -> int:
     from ..freeze import verify
     from ..repo import repo_root_or_report
@@ -65,11 +109,27 @@ def run_verify(args: argparse.Namespace) -> int:
     root = repo_root_or_report()
     if root is None:
         return 2
-    ok, problems = verify(root)
-    for protocol in ok:
-        print(f"{protocol}: verified")
-    for problem in problems:
+    report = verify(root)
+    failing = {problem.protocol for problem in report.problems}
+    for check in report.checks:
+        if check.anchor is None or check.entry.protocol in failing:
+            continue
+        commit = check.anchor.commit
+        tag = "checked" if check.tag is not None and check.tag.present else "missing"
+        print(
+            f"{check.entry.protocol}: verified; frozen in commit {commit.short} of {commit.committer_date[:10]} "
+            f'("{commit.subject}"), unchanged since; tag {check.entry.tag} {tag}'
+        )
+    for problem in report.problems:
         print(f"{problem.protocol}: {problem.message}", file=sys.stderr)
-    if not ok and not problems:
+    if report.history_error is not None:
+        print(f"error: cannot verify the freeze: {report.history_error}", file=sys.stderr)
+        return 2
+    if report.missing_tags:
+        print(
+            f"{len(report.missing_tags)} tag(s) missing (tags do not travel with every clone; the freezing commits "
+            "above are the anchor): `hallubench freeze --restore-tags` re-creates them"
+        )
+    if not report.checks:
         print("no frozen protocols yet")
-    return 1 if problems else 0
+    return 1 if report.problems else 0
