@@ -14,13 +14,14 @@ import json
 import os
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeAlias
 
 from ..hashing import sha256_bytes
 from .model import Run, TaskVersion
 from .parse import RunFormatError, parse_run, parse_task_version
+from .unencodable import UnencodableText, find_unencodable, made_printable
 
 StrPath: TypeAlias = str | os.PathLike[str]
 
@@ -65,12 +66,19 @@ def load_run(path: StrPath) -> LoadedRun:
     """Load one run file. Raises `RunFileError`."""
     file = Path(path)
     data, raw = _read_json(file)
+    unencodable = find_unencodable(data, raw)
+    own = [found for found in unencodable if found.subrun is None]
+    if own:
+        more = f" (and {len(unencodable) - 1} more place(s))" if len(unencodable) > 1 else ""
+        raise RunFileError(file, f"{own[0].message}: not encodable text, a damaged file{more}", own[0].location)
     try:
-        run = parse_run(data, numbers_are_floats=True)
+        run = parse_run(made_printable(data) if unencodable else data, numbers_are_floats=True)
     except RunFormatError as exc:
         raise RunFileError(file, exc.message, exc.location) from exc
     except RecursionError as exc:
         raise RunFileError(file, "subruns nested too deeply to read") from exc
+    if unencodable:
+        run = _mark_unreadable_subruns(run, unencodable)
     return LoadedRun(
         path=file,
         run=run,
@@ -78,6 +86,19 @@ def load_run(path: StrPath) -> LoadedRun:
         layout=download_layout(file),
         companions=_companions(file),
     )
+
+
+def _mark_unreadable_subruns(run: Run, found: list[UnencodableText]) -> Run:
+    """The run with each top-level subrun that held unencodable text carrying where (see `Run.unreadable_text`)."""
+    by_subrun: dict[int, list[str]] = {}
+    for item in found:
+        if item.subrun is not None:
+            by_subrun.setdefault(item.subrun, []).append(f"{item.location}: {item.message}")
+    subruns = [
+        replace(sub, unreadable_text=tuple(by_subrun[index])) if index in by_subrun else sub
+        for index, sub in enumerate(run.subruns)
+    ]
+    return replace(run, subruns=subruns)
 
 
 def load_task_file(path: StrPath) -> TaskVersion:

@@ -201,6 +201,9 @@ class Run:
     error_message: str | None
     cached: bool  # no conversations and no startTime: restored from kbench's cache
     location: str = field(default="", compare=False)  # "" or e.g. "subruns[1].subruns[0]"
+    # Where this run (a top-level subrun, with everything below it) held text no program can encode:
+    # located messages from `unencodable`. Its strings were made printable; it must not be scored.
+    unreadable_text: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def result(self) -> RunResult | None:
