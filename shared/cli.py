@@ -8,7 +8,9 @@ imports (kaggle-benchmarks, httpx, numpy) happen inside handlers, so `--help` is
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -41,8 +43,12 @@ def make_parser() -> argparse.ArgumentParser:
     return parser
 
 
+EXIT_INTERNAL_ERROR = 70  # EX_SOFTWARE: a bug in hallubench, not a problem of the input
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
+    _unencodable_text_escaped()
     parser = make_parser()
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
@@ -54,7 +60,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:
+        # Every input problem has its own message and exit code; reaching here is a bug. Say so in one
+        # line (the traceback on request), rather than a traceback a user has to read as an answer.
+        if os.environ.get("HALLUBENCH_DEBUG"):
+            raise
+        print(
+            f"error: internal error in hallubench {args.command}: {type(exc).__name__}: {exc} "
+            "(a bug: please report it; HALLUBENCH_DEBUG=1 shows the traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL_ERROR
     return int(code)
+
+
+def _unencodable_text_escaped() -> None:
+    """Print text the terminal cannot encode as escapes (`\\udc80`) instead of failing on it."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, TypeError, OSError):
+                reconfigure(errors="backslashreplace")
 
 
 if __name__ == "__main__":

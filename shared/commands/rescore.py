@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
-EXIT_OK = 0
-EXIT_PROMPT_MISMATCH = 3
-EXIT_SCORE_DISAGREES = 4
-EXIT_UNREADABLE = 5
-EXIT_USAGE = 2
+EXIT_USAGE = 2  # also in rescore.exit_codes, with the other codes and their precedence
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -21,8 +16,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=(
             "Read run files (loose *.run.json files, or the tree `kaggle benchmarks tasks download` writes), "
             "re-render each prompt from the frozen task file, compare, re-score each reply and recompute the "
-            "metrics. Exit codes: 0 all verified and agreeing; 3 a prompt differs; 4 a score differs; "
-            "5 a run file could not be read; 2 bad usage."
+            "metrics. Exit codes: 0 all verified and agreeing; 5 a run file (or a row of one) could not be read; "
+            "6 two different copies of one row (neither counted); 3 a prompt differs; 4 a score differs; "
+            "2 bad usage or nothing of this task found. With several problems the first code in the order "
+            "5, 6, 3, 4 wins; every problem is printed."
         ),
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="run files or directories")
@@ -45,19 +42,27 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--human", type=Path, action="append", default=[], metavar="FILE", help="human baseline results (hallumaze)"
     )
-    parser.add_argument("--quiet", action="store_true", help="print only problems")
+    parser.add_argument(
+        "--quiet", action="store_true", help="print only the problems, every one, one line each (on stderr)"
+    )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..rescore.engine import rescore_runs
+    from ..rescore.exit_codes import exit_code
     from ..rescore.feed import RunFileFeed
     from ..rescore.newer import IncompatibleScorer
-    from ..rescore.render import to_csv, to_json, to_markdown, to_text
+    from ..rescore.render import dumps_strict, problem_lines, to_csv, to_json, to_markdown, to_text
     from ..rescore.reporters import benchmark_report, pictures_option
     from ..task_lookup import TaskNotFound, find_task, task_files_by_run_name
     from ..taskfile.reader import TaskFileError, read_task_file
 
+    missing = [path for path in args.paths if not Path(path).exists()]
+    if missing:
+        for path in missing:
+            print(f"error: {path}: no such file or directory", file=sys.stderr)
+        return EXIT_USAGE
     feed = RunFileFeed([Path(p) for p in args.paths], sys.stderr, show_progress=not args.quiet)
     try:
         if args.task is not None:
@@ -67,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
             if task_path is None and feed.loaded:
                 names = ", ".join(sorted(feed.task_names))
                 print(f"error: no task file known for task(s) {names}; pass --task TASK", file=sys.stderr)
+                _print_file_errors(feed.file_errors)
                 return EXIT_USAGE
         if task_path is None:
             return _nothing_read(feed.file_errors)
@@ -81,8 +87,11 @@ def run(args: argparse.Namespace) -> int:
     if not feed.loaded:
         return _nothing_read(report.file_errors)
     # The benchmark's own report is computed from the verified rows, or, with --scorer, from the rows the
-    # newer scorer could score, as it scored them.
-    verified = {model: [row for row in summary.rows if row.prompt_verified] for model, summary in report.models.items()}
+    # newer scorer could score, as it scored them. Conflicting copies of a row are never counted.
+    verified = {
+        model: [row for row in summary.rows if row.prompt_verified and row.counted]
+        for model, summary in report.models.items()
+    }
     rows_by_model = {model: [row.local_row for row in rows] for model, rows in verified.items()}
     if newer is not None:
         verified = {m: [row for row in rows if row.newer and row.newer.row] for m, rows in verified.items()}
@@ -98,16 +107,20 @@ def run(args: argparse.Namespace) -> int:
             pictures_dir=pictures_option(args.pictures),
             humans=tuple(args.human),
         )
-    text = to_text(report, show_metrics=extra is None)
-    if not args.quiet:
-        print(text, end="")
+    code = exit_code(report)
+    if args.quiet:
+        for line in problem_lines(report, limit=None):
+            print(line, file=sys.stderr)
+    else:
+        print(to_text(report, show_metrics=extra is None), end="")
         if extra is not None:
             print("\n" + str(extra.get("text", "")), end="")
     if args.json:
         data = to_json(report)
         if extra is not None:
             data["benchmark"] = extra.get("json")
-        args.json.write_text(json.dumps(data, indent=1, sort_keys=True, default=str) + "\n", encoding="utf-8")
+        data["exit_code"] = code
+        args.json.write_text(dumps_strict(data), encoding="utf-8")
     if args.markdown:
         markdown = to_markdown(report)
         if extra is not None:
@@ -117,22 +130,21 @@ def run(args: argparse.Namespace) -> int:
         args.csv.write_text(str(extra.get("csv", "")) if extra is not None else to_csv(report), encoding="utf-8")
     if args.rows_csv:
         args.rows_csv.write_text(to_csv(report), encoding="utf-8")
-    if report.prompt_failures:
-        if args.quiet:
-            print(text, end="", file=sys.stderr)
-        return EXIT_PROMPT_MISMATCH
-    if report.score_failures or report.headline_failures:
-        return EXIT_SCORE_DISAGREES
-    if report.file_errors:
-        return EXIT_UNREADABLE
-    if not report.rows:
+    if not report.rows and not report.file_errors:
         print("error: none of the run files belongs to this task", file=sys.stderr)
-        return EXIT_USAGE
-    return EXIT_OK
+    return code
+
+
+def _print_file_errors(file_errors: list[str]) -> None:
+    from ..rescore.render import one_line
+
+    for error in file_errors:
+        print(f"error: {one_line(error)}", file=sys.stderr)
 
 
 def _nothing_read(file_errors: list[str]) -> int:
-    for error in file_errors:
-        print(f"error: {error}", file=sys.stderr)
+    from ..rescore.exit_codes import EXIT_UNREADABLE
+
+    _print_file_errors(file_errors)
     print("error: no run file could be read", file=sys.stderr)
     return EXIT_UNREADABLE if file_errors else EXIT_USAGE

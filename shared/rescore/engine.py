@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from functools import partial
 from typing import Any, TypeVar
 
@@ -30,22 +32,45 @@ HEADLINE_TOLERANCE = 1e-9
 _R = TypeVar("_R")
 
 
+class ProblemKind(StrEnum):
+    """Why a row did not verify: its prompt differs, or the run file could not be read for it."""
+
+    PROMPT = "prompt"
+    UNREADABLE = "unreadable"
+
+
 @dataclass
 class RowOutcome:
     """What rescoring found for one row run."""
 
-    source: str
+    source: str  # the file and the JSON path of the row in it, e.g. "x.run.json subruns[3]"
     model: str
     case_id: str | None
     state: str
-    prompt_verified: bool
-    problem: str | None
-    score_agrees: bool | None
-    differences: list[str]
     local_row: dict[str, Any]
     hosted_row: dict[str, Any] | None
+    prompt_verified: bool = False
+    problem: str | None = None
+    problem_kind: ProblemKind | None = None  # set whenever the prompt did not verify
+    score_agrees: bool | None = None
+    differences: list[str] = field(default_factory=list)
     newer: NewerScore | None = None  # with a newer scorer: its row for this run, or why there is none
     log_ran_out: bool = False  # the frozen protocol wanted more messages than the run holds (a cut-short run)
+    conflict: str | None = None  # another copy of this very row differs from this one: neither counts
+
+    @property
+    def counted(self) -> bool:
+        """Whether the row enters the metrics: every row but the copies of a conflict."""
+        return self.conflict is None
+
+
+@dataclass
+class Conflict:
+    """Two or more different copies of one row (same model, case and run): named, never counted."""
+
+    model: str
+    case_id: str
+    sources: list[str]
 
 
 @dataclass
@@ -69,16 +94,21 @@ class ModelSummary:
     newer_metrics: dict[str, Any] = field(default_factory=dict)  # the newer scorer's aggregate, when one is given
 
     @property
+    def counted_rows(self) -> list[RowOutcome]:
+        """The rows that enter the metrics (conflicting copies do not)."""
+        return [row for row in self.rows if row.counted]
+
+    @property
     def verified(self) -> int:
-        return sum(1 for row in self.rows if row.prompt_verified)
+        return sum(1 for row in self.rows if row.prompt_verified and row.counted)
 
     @property
     def agreeing(self) -> int:
-        return sum(1 for row in self.rows if row.score_agrees)
+        return sum(1 for row in self.rows if row.score_agrees and row.counted)
 
     @property
     def compared(self) -> int:
-        return sum(1 for row in self.rows if row.score_agrees is not None)
+        return sum(1 for row in self.rows if row.score_agrees is not None and row.counted)
 
 
 @dataclass
@@ -90,6 +120,7 @@ class RescoreReport:
     foreign_runs: list[str] = field(default_factory=list)
     foreign_tasks: set[str] = field(default_factory=set)  # the task names of those runs
     duplicates: int = 0
+    conflicts: list[Conflict] = field(default_factory=list)
     # CPU seconds spent inside the frozen protocol (its `play`, row wrapper and `aggregate`): the
     # part of a rescore that belongs to the benchmark's scorer rather than to rescoring itself.
     protocol_cpu_s: float = 0.0
@@ -100,7 +131,12 @@ class RescoreReport:
 
     @property
     def prompt_failures(self) -> list[RowOutcome]:
-        return [row for row in self.rows if not row.prompt_verified]
+        return [row for row in self.rows if not row.prompt_verified and row.problem_kind is ProblemKind.PROMPT]
+
+    @property
+    def unreadable_rows(self) -> list[RowOutcome]:
+        """Rows whose part of the run file could not be read (text no program can encode)."""
+        return [row for row in self.rows if row.problem_kind is ProblemKind.UNREADABLE]
 
     @property
     def score_failures(self) -> list[RowOutcome]:
@@ -131,7 +167,8 @@ class Rescorer:
         self.cases = task.case_by_id()
         self.report = RescoreReport(task=task, newer_task=newer)
         self._first_prompt_index: dict[str, str] | None = None
-        self._seen: set[tuple[str, str, str]] = set()
+        # (model, case, run identity) -> every different copy of that row seen so far, by content fingerprint
+        self._copies: dict[tuple[str, str, str], list[tuple[str, RowOutcome]]] = {}
 
     def close(self) -> None:
         self.frozen.close()
@@ -177,36 +214,84 @@ class Rescorer:
 
     # -- rows ------------------------------------------------------------------
     def _row(self, run: Run, source: str, model: str) -> RowOutcome | None:
+        """The outcome of one row run; None for a byte-identical copy of a row already seen."""
+        if run.unreadable_text:
+            return self._unreadable_row(run, source, model)
         messages = logged_messages(run)
-        outcome = self._verified_row(run, source, model, messages)
-        if outcome is None or self.newer is None:
-            return outcome
-        if outcome.prompt_verified and outcome.case_id is not None:
-            outcome.newer = self._in_protocol(
-                partial(self.newer.score, outcome.case_id, messages, log_ran_out=outcome.log_ran_out)
-            )
-        else:
-            outcome.newer = NewerScore(None, "the prompt did not verify under the frozen version")
-        return outcome
-
-    def _verified_row(self, run: Run, source: str, model: str, messages: list[LoggedMessage]) -> RowOutcome | None:
         case_id, problem = self._identify(run, messages)
-        hosted = run.result.value if isinstance(run.result, DictResult) else None
-        key = (model, case_id or source, sha256_text("\x00".join(m.text for m in messages)))
-        if key in self._seen:
+        copy_key = (model, case_id or source, _run_identity(run))
+        fingerprint = _fingerprint(run, messages)
+        copies = self._copies.setdefault(copy_key, [])
+        if any(seen == fingerprint for seen, _ in copies):
             self.report.duplicates += 1
             return None
-        self._seen.add(key)
+        outcome = self._verified_row(run, source, model, messages, case_id, problem)
+        if self.newer is not None:
+            if outcome.prompt_verified and outcome.case_id is not None:
+                outcome.newer = self._in_protocol(
+                    partial(self.newer.score, outcome.case_id, messages, log_ran_out=outcome.log_ran_out)
+                )
+            else:
+                outcome.newer = NewerScore(None, "the prompt did not verify under the frozen version")
+        if copies:
+            self._record_conflict(model, case_id or "?", [earlier for _, earlier in copies], outcome)
+        copies.append((fingerprint, outcome))
+        return outcome
+
+    def _record_conflict(self, model: str, case_id: str, earlier: list[RowOutcome], outcome: RowOutcome) -> None:
+        """Another, different copy of a row already seen: name them all, count none."""
+        sources = [row.source for row in earlier]
+        for row in earlier:
+            row.conflict = f"differs from another copy of this row at {outcome.source}"
+        outcome.conflict = f"differs from another copy of this row at {', '.join(sources)}"
+        for conflict in self.report.conflicts:
+            if conflict.model == model and conflict.case_id == case_id and set(conflict.sources) & set(sources):
+                conflict.sources.append(outcome.source)
+                return
+        self.report.conflicts.append(Conflict(model, case_id, [*sources, outcome.source]))
+
+    def _unreadable_row(self, run: Run, source: str, model: str) -> RowOutcome:
+        problem = "; ".join(run.unreadable_text) + " (not encodable text: the run file is damaged here)"
+        hosted = run.result.value if isinstance(run.result, DictResult) else None
+        case_id = hosted.get("case_id") if hosted is not None else None
+        case = str(case_id) if isinstance(case_id, str) else None
+        local = self.frozen.rows.error_row(
+            self.task.protocol_id, self.task.payload_sha256, case or "?", "unreadable", problem
+        )
+        return RowOutcome(
+            source=source,
+            model=model,
+            case_id=case,
+            state=run.state.value,
+            local_row=local,
+            hosted_row=None,
+            problem=problem,
+            problem_kind=ProblemKind.UNREADABLE,
+        )
+
+    def _verified_row(
+        self,
+        run: Run,
+        source: str,
+        model: str,
+        messages: list[LoggedMessage],
+        case_id: str | None,
+        problem: str | None,
+    ) -> RowOutcome:
+        hosted = run.result.value if isinstance(run.result, DictResult) else None
         rows = self.frozen.rows
+
+        def outcome(local: dict[str, Any], **fields: Any) -> RowOutcome:
+            state = run.state.value
+            return RowOutcome(source, model, case_id, state, local_row=local, hosted_row=hosted, **fields)
+
+        if problem is None and case_id is not None and run.cached and not messages:
+            problem = "cached subrun: the run file holds no conversation to verify"
         if problem is not None or case_id is None:
             local = rows.error_row(
                 self.task.protocol_id, self.task.payload_sha256, case_id or "?", "unverified", problem
             )
-            return RowOutcome(source, model, case_id, run.state.value, False, problem, None, [], local, hosted)
-        if run.cached and not messages:
-            problem = "cached subrun: the run file holds no conversation to verify"
-            local = rows.error_row(self.task.protocol_id, self.task.payload_sha256, case_id, "unverified", problem)
-            return RowOutcome(source, model, case_id, run.state.value, False, problem, None, [], local, hosted)
+            return outcome(local, problem=problem, problem_kind=ProblemKind.PROMPT)
         replay = ReplayConversation(messages, self.frozen.model_call_error)
         local = self._in_protocol(
             partial(
@@ -225,22 +310,30 @@ class Rescorer:
             problem = f"case {case_id}: {mismatch.describe()}"
         elif replay.leftover:
             problem = f"case {case_id}: the run file holds {replay.leftover} more message(s) than the protocol sends"
+        kind = None if problem is None else ProblemKind.PROMPT
         if hosted is None:
             detail = (run.error_message or "row run returned no result")[-1500:]
             local = rows.error_row(self.task.protocol_id, self.task.payload_sha256, case_id, "run_errored", detail)
-            return RowOutcome(
-                source, model, case_id, run.state.value, problem is None, problem, None, [], local, None, None, ran_out
+            return outcome(
+                local,
+                prompt_verified=problem is None,
+                problem=problem,
+                problem_kind=kind,
+                log_ran_out=ran_out,
             )
         if problem is not None:
-            return RowOutcome(source, model, case_id, run.state.value, False, problem, None, [], local, hosted)
+            return outcome(local, problem=problem, problem_kind=kind)
         comparable = getattr(self.frozen.entry, "comparable", None)
         if comparable is not None:
             diffs = differences(comparable(local), comparable(hosted))
         else:
             diffs = differences(local, hosted)
-        verified = problem is None
-        return RowOutcome(
-            source, model, case_id, run.state.value, verified, problem, not diffs, diffs, local, hosted, None, ran_out
+        return outcome(
+            local,
+            prompt_verified=True,
+            score_agrees=not diffs,
+            differences=diffs,
+            log_ran_out=ran_out,
         )
 
     def add_run(self, run: Run, source: str) -> None:
@@ -261,7 +354,10 @@ class Rescorer:
                     outcomes.append(outcome)
             hosted_headline = run.result.value if isinstance(run.result, NumericResult) else None
             local_headline = None
-            if outcomes and len(outcomes) == len(run.subruns):
+            # The headline is recomputed only from a complete set of rows that all verified: a row that could
+            # not be read or whose prompt differs is reported as such, not once more as a headline difference.
+            complete = len(outcomes) == len(run.subruns) and all(o.problem_kind is None for o in outcomes)
+            if outcomes and complete:
                 local_rows = [o.local_row for o in outcomes]
                 summary_of_rows = self._in_protocol(partial(self.frozen.entry.aggregate, local_rows))
                 local_headline = float(self.frozen.rows.headline_value(summary_of_rows))
@@ -282,14 +378,39 @@ class Rescorer:
     def finish(self) -> RescoreReport:
         """Aggregate each model's rows with the frozen `aggregate`."""
         for summary in self.report.models.values():
-            if summary.rows:
-                local_rows = [row.local_row for row in summary.rows]
+            counted = summary.counted_rows
+            if counted:
+                local_rows = [row.local_row for row in counted]
                 summary.metrics = self._in_protocol(partial(self.frozen.entry.aggregate, local_rows))
             if self.newer is not None:
-                newer_rows = [row.newer.row for row in summary.rows if row.newer and row.newer.row is not None]
+                newer_rows = [row.newer.row for row in counted if row.newer and row.newer.row is not None]
                 if newer_rows:
                     summary.newer_metrics = self._in_protocol(partial(self.newer.aggregate, newer_rows))
         return self.report
+
+
+def _run_identity(run: Run) -> str:
+    """What tells one run of a row from another: its start time and conversation ids (copies keep both).
+
+    Without either (nothing recorded), the row can only be told apart by its content, so each
+    different content counts as its own run and no conflict can be found for it.
+    """
+    stamp = run.start_time.isoformat() if run.start_time is not None else ""
+    chats = ",".join(conversation.id for conversation in run.conversations)
+    return f"{stamp}|{chats}" if stamp or chats else ""
+
+
+def _fingerprint(run: Run, messages: Sequence[LoggedMessage]) -> str:
+    """A digest of everything a copy of a row could differ in: its messages, result, state and error."""
+    result = run.result
+    content = [
+        run.state.value,
+        run.error_message,
+        [[message.role, message.text] for message in messages],
+        None if result is None else [type(result).__name__, result.value],
+    ]
+    digest = sha256_text(json.dumps(content, sort_keys=True, ensure_ascii=True, default=str))
+    return digest if _run_identity(run) else f"content:{digest}"
 
 
 def rescore_runs(

@@ -42,11 +42,13 @@ def summary_rows(report: RescoreReport) -> list[dict[str, Any]]:
     table = []
     for model, summary in sorted(report.models.items()):
         name, value = _headline(summary)
-        errors = sum(1 for row in summary.rows if row.local_row.get("verdict") == "error")
+        counted = summary.counted_rows
+        errors = sum(1 for row in counted if row.local_row.get("verdict") == "error")
         table.append(
             {
                 "model": model,
-                "rows": len(summary.rows),
+                "rows": len(counted),
+                "conflicting_rows": len(summary.rows) - len(counted),
                 "prompts_verified": summary.verified,
                 "scores_compared": summary.compared,
                 "scores_agree": summary.agreeing,
@@ -63,7 +65,8 @@ def newer_rows(report: RescoreReport) -> list[dict[str, Any]]:
     """Per model, what the newer scorer made of the verified rows: counts, changed verdicts, headlines."""
     table = []
     for model, summary in sorted(report.models.items()):
-        scored = [row for row in summary.rows if row.newer is not None and row.newer.row is not None]
+        counted = summary.counted_rows
+        scored = [row for row in counted if row.newer is not None and row.newer.row is not None]
         changed = [
             row.case_id
             for row in scored
@@ -75,7 +78,7 @@ def newer_rows(report: RescoreReport) -> list[dict[str, Any]]:
         table.append(
             {
                 "model": model,
-                "rows": len(summary.rows),
+                "rows": len(counted),
                 "scored": len(scored),
                 "verdicts_changed": len(changed),
                 "changed_cases": changed,
@@ -84,7 +87,7 @@ def newer_rows(report: RescoreReport) -> list[dict[str, Any]]:
                 "frozen_headline": summary.metrics.get("headline"),
                 "not_scored": [
                     {"case_id": row.case_id, "source": row.source, "why": row.newer.problem}
-                    for row in summary.rows
+                    for row in counted
                     if row.newer is not None and row.newer.row is None
                 ],
             }
@@ -114,30 +117,57 @@ def _newer_text(report: RescoreReport) -> list[str]:
     return lines
 
 
-def _problems(report: RescoreReport) -> list[str]:
-    lines = []
-    for row in report.prompt_failures[:MAX_LISTED]:
-        lines.append(f"PROMPT  {row.model} {row.source}: {row.problem}")
-    for row in report.score_failures[:MAX_LISTED]:
-        lines.append(f"SCORE   {row.model} case {row.case_id} ({row.source}): " + "; ".join(row.differences))
-    for parent in report.headline_failures:
-        lines.append(
+def problem_lines(report: RescoreReport, *, limit: int | None = MAX_LISTED) -> list[str]:
+    """One line per problem, most serious kind first (the order of `exit_codes.PRECEDENCE`).
+
+    `limit` caps each kind (the rest are counted in a last line); None lists every one, as
+    `--quiet` does. Each line is one line of printable text, whatever the run file held.
+    """
+    groups = [
+        [f"FILE    {error}" for error in report.file_errors],
+        [f"UNREADABLE {row.model} {row.source}: {row.problem}" for row in report.unreadable_rows],
+        [
+            f"CONFLICT {conflict.model} case {conflict.case_id}: {len(conflict.sources)} different copies of one row "
+            f"({'; '.join(conflict.sources)}); none is counted"
+            for conflict in report.conflicts
+        ],
+        [f"PROMPT  {row.model} {row.source}: {row.problem}" for row in report.prompt_failures],
+        [
+            f"SCORE   {row.model} case {row.case_id} ({row.source}): " + "; ".join(row.differences)
+            for row in report.score_failures
+        ],
+        [
             f"HEADLINE {parent.model} {parent.source}: "
             f"hosted {parent.hosted_headline} vs re-scored {parent.local_headline}"
-        )
-    for error in report.file_errors[:MAX_LISTED]:
-        lines.append(f"FILE    {error}")
-    hidden = len(report.prompt_failures) + len(report.score_failures) - 2 * MAX_LISTED
-    if hidden > 0:
-        lines.append(f"... and {hidden} more (see --json)")
+            for parent in report.headline_failures
+        ],
+    ]
+    lines: list[str] = []
+    hidden = 0
+    for group in groups:
+        shown = group if limit is None else group[:limit]
+        hidden += len(group) - len(shown)
+        lines.extend(one_line(line) for line in shown)
+    if hidden:
+        lines.append(f"... and {hidden} more (see --json, or --quiet for every one)")
     return lines
+
+
+def one_line(text: str) -> str:
+    """`text` as one printable line: newlines and other control characters escaped, lone surrogates too."""
+    escaped = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    if escaped.isprintable():
+        return escaped
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in escaped)
 
 
 def to_text(report: RescoreReport, *, show_metrics: bool = True) -> str:
     task = report.task
     out = [
         f"hallubench rescore: {task.path} ({task.protocol_id}, payload {task.payload_sha256[:12]})",
-        f"rows: {len(report.rows)}  duplicates skipped: {report.duplicates}  "
+        f"rows: {sum(len(summary.counted_rows) for summary in report.models.values())}  "
+        f"duplicates skipped: {report.duplicates}  "
+        f"conflicting rows: {sum(len(c.sources) for c in report.conflicts)}  "
         f"unreadable files: {len(report.file_errors)}  runs of other tasks: {len(report.foreign_runs)}",
         "",
     ]
@@ -145,7 +175,7 @@ def to_text(report: RescoreReport, *, show_metrics: bool = True) -> str:
     headers = ["model", "rows", "prompts verified", "scores agree", "error rows", "headline", "hosted"]
     body = [
         [
-            r["model"],
+            one_line(r["model"]),
             str(r["rows"]),
             f"{r['prompts_verified']}/{r['rows']}",
             f"{r['scores_agree']}/{r['scores_compared']}",
@@ -158,7 +188,7 @@ def to_text(report: RescoreReport, *, show_metrics: bool = True) -> str:
     widths = [max(len(h), *(len(row[i]) for row in body)) if body else len(h) for i, h in enumerate(headers)]
     out.append("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)))
     out.extend("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in body)
-    problems = _problems(report)
+    problems = problem_lines(report)
     out.append("")
     out.extend(problems or ["every prompt verified and every score agrees"])
     if report.foreign_tasks:
@@ -198,7 +228,7 @@ def to_markdown(report: RescoreReport) -> str:
             f"{r['scores_agree']}/{r['scores_compared']} | {r['error_rows']} | "
             f"{r['headline']} ({r['headline_name']}) | {r['hosted_headline']} |"
         )
-    problems = _problems(report)
+    problems = problem_lines(report)
     lines += ["", "## Problems", ""]
     lines += [f"- {p}" for p in problems] or ["None: every prompt verified and every score agrees."]
     newer = _newer_text(report)
@@ -217,6 +247,7 @@ def to_json(report: RescoreReport) -> dict[str, Any]:
         },
         "summary": summary_rows(report),
         "duplicates": report.duplicates,
+        "conflicts": [vars(conflict) for conflict in report.conflicts],
         "file_errors": report.file_errors,
         "foreign_runs": report.foreign_runs,
         "newer_scorer": (
@@ -241,6 +272,8 @@ def to_json(report: RescoreReport) -> dict[str, Any]:
                         "state": row.state,
                         "prompt_verified": row.prompt_verified,
                         "problem": row.problem,
+                        "problem_kind": None if row.problem_kind is None else row.problem_kind.value,
+                        "conflict": row.conflict,
                         "score_agrees": row.score_agrees,
                         "differences": row.differences,
                         "row": row.local_row,
@@ -252,6 +285,24 @@ def to_json(report: RescoreReport) -> dict[str, Any]:
             for model, summary in sorted(report.models.items())
         },
     }
+
+
+def dumps_strict(data: Any) -> str:
+    """JSON that every parser accepts: NaN and infinities become null (undefined), never a bare `NaN`."""
+    return json.dumps(_strict(data), indent=1, sort_keys=True, allow_nan=False) + "\n"
+
+
+def _strict(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(key): _strict(item) for key, item in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        items = sorted(value, key=str) if isinstance(value, set | frozenset) else value
+        return [_strict(item) for item in items]
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    return str(value)  # paths, dates, enums: their text
 
 
 def to_csv(report: RescoreReport) -> str:
