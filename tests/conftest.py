@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +22,11 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ.setdefault("HALLUBENCH_HUMANEVALPACK", str(data))
     # A bug inside a command raises in tests (the CLI otherwise turns it into one "internal error" line).
     os.environ.setdefault("HALLUBENCH_DEBUG", "1")
+    # Caches (hallumaze's baseline rows) go to a folder of this test session, never the real home directory.
+    if "HALLUBENCH_CACHE_DIR" not in os.environ:
+        folder = tempfile.mkdtemp(prefix="hallubench-test-cache-")
+        os.environ["HALLUBENCH_CACHE_DIR"] = folder
+        config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -1,6 +1,6 @@
 """Report-level hallumaze results for `hallubench rescore` and `hallubench maze baselines`.
 
-API (every function takes plain row dicts as produced by `task_v2.play` through `play_row`):
+API (every function takes plain row dicts as produced by `task_v3.play` through `play_row`):
 
 * `model_table(rows_by_model)` -> dict with `columns` and `rows` ranked by the verified
   HalluMaze score, each with 95% bootstrap intervals for SR, MEI, BRS and score (errored trials count
@@ -28,8 +28,10 @@ from typing import Any
 
 from .. import stats
 from ..rows import play_row
-from . import task_v2
+from . import task_v3
 from .aggregate import aggregate_rows, ariadne_summary, mirage_pairs, scored
+from ..taskfile.reader import FrozenProtocol, TaskFile
+from .baseline_cache import task_baselines
 from .baselines import baseline_rows
 from .compact import read_cells, read_ints
 from .draw import draw_svg
@@ -38,7 +40,7 @@ from .trial import load_trial
 Row = Mapping[str, Any]
 COLUMNS = (
     "rank", "model", "kind", "n_trials", "n_scored", "n_error", "format_failures", "score", "score_low", "score_high",
-    "sr", "sr_low", "sr_high", "mei", "mei_low", "mei_high", "ce", "n_ce", "brs", "brs_low", "brs_high", "hc",
+    "sr", "sr_low", "sr_high", "mei", "mei_low", "mei_high", "ce", "n_ce", "brs", "brs_low", "brs_high", "n_brs", "hc",
     "teleports", "ece",
     "brier", "auroc", "share_with_confidence", "bt_claim_exact", "lure_follow_on", "lure_follow_off",
     "v11_score",
@@ -48,6 +50,11 @@ COLUMNS = (
 def _values(rows: Sequence[Row], key: str) -> list[float]:
     """Per-trial values over all trials; an errored trial counts 0."""
     return [float(r["scores"][key]) if isinstance(r.get("scores"), Mapping) else 0.0 for r in rows]
+
+
+def _defined_values(rows: Sequence[Row], key: str) -> list[float]:
+    """Per-trial values of the scored trials that have one (BRS: a lure was met; CE: a confidence stated)."""
+    return [float(r["scores"][key]) for r in scored(rows) if r["scores"].get(key) is not None]
 
 
 def _interval(values: Sequence[float], resamples: int, seed: int) -> tuple[float | None, float | None]:
@@ -73,11 +80,14 @@ def model_row(model: str, rows: Sequence[Row], *, resamples: int = 2000, seed: i
         "n_scored": m["n_scored"],
         "n_error": m["n_error"],
         "format_failures": m["format_failures"],
-        "n_ce": sum(1 for r in scored(rows) if r["scores"].get("ce") is not None),
+        "n_ce": m["n_ce"],
+        "n_brs": m["n_brs"],
     }
-    for key in ("score", "sr", "mei", "brs"):
+    for key in ("score", "sr", "mei"):
         line[key] = m[key]
         line[f"{key}_low"], line[f"{key}_high"] = _interval(_values(rows, key), resamples, seed)
+    line["brs"] = m["brs"]
+    line["brs_low"], line["brs_high"] = _interval(_defined_values(rows, "brs"), resamples, seed)
     calibration = m["calibration"]
     line.update(
         {
@@ -148,7 +158,7 @@ def table_text(table: Mapping[str, Any]) -> str:
 
 
 _MARKDOWN_HEAD = ("#", "model", "kind", "n", "errors", "score [95% CI]", "SR [95% CI]", "MEI [95% CI]", "CE (n)",
-                  "BRS [95% CI]", "HC", "ECE", "v1.1 score")  # fmt: skip
+                  "BRS [95% CI] (n)", "HC", "ECE", "v1.1 score")  # fmt: skip
 
 
 def table_markdown(table: Mapping[str, Any]) -> str:
@@ -157,7 +167,7 @@ def table_markdown(table: Mapping[str, Any]) -> str:
     for r in table["rows"]:
         cells = [str(r["rank"]), str(r["model"]).replace("|", "\\|"), str(r.get("kind", "")), str(r["n_trials"]),
                  str(r["n_error"]), *(_with_interval(r, k) for k in ("score", "sr", "mei")),
-                 f"{_fmt(r['ce'])} ({r.get('n_ce', '-')})", _with_interval(r, "brs"),
+                 f"{_fmt(r['ce'])} ({r.get('n_ce', '-')})", f"{_with_interval(r, 'brs')} ({r.get('n_brs', '-')})",
                  *(_fmt(r[k]) for k in ("hc", "ece", "v11_score"))]  # fmt: skip
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
@@ -202,10 +212,11 @@ class _OneReply:
         return self.reply
 
 
-def human_baseline_rows(path: Path) -> tuple[str, list[dict[str, Any]]]:
+def human_baseline_rows(path: Path, frozen: FrozenProtocol | None = None) -> tuple[str, list[dict[str, Any]]]:
     """Score a human-baseline file: `{"name": ..., "trials": [{"size", "seed", "mirage", "reply"}, ...]}`.
 
-    Each trial is a single-shot case answered in the same format; it is scored by `task_v2.play`.
+    Each trial is a single-shot case answered in the same format; it is scored by the `frozen`
+    task file's `play` when given (the scorer of the rows it is compared with), else by `task_v3.play`.
     """
     data = json.loads(path.read_text(encoding="utf-8"))
     if not isinstance(data, dict) or not isinstance(data.get("trials"), list):
@@ -217,8 +228,12 @@ def human_baseline_rows(path: Path) -> tuple[str, list[dict[str, Any]]]:
             raise ValueError(f"{path}: trial {index} needs a 'reply' string")
         case = {k: v for k, v in trial.items() if k != "reply"}
         case.setdefault("mode", "single")
-        rows.append(play_row(task_v2.play, case, _OneReply(trial["reply"]), protocol_id="hallumaze/v2",
-                             payload_sha256="human"))  # fmt: skip
+        if frozen is None:
+            rows.append(play_row(task_v3.play, case, _OneReply(trial["reply"]), protocol_id="hallumaze/v3",
+                                 payload_sha256="human"))  # fmt: skip
+        else:
+            rows.append(frozen.rows.play_row(frozen.entry.play, case, _OneReply(trial["reply"]),
+                                             protocol_id=frozen.task.protocol_id, payload_sha256="human"))  # fmt: skip
     return f"human:{name}", rows
 
 
@@ -302,19 +317,34 @@ def write_pictures(rows_by_model: Mapping[str, Sequence[Row]], folder: Path) -> 
     return links
 
 
-def _human_rows(paths: Sequence[Path], taken: set[str], problems: list[str]) -> dict[str, list[dict[str, Any]]]:
+def _human_rows(
+    paths: Sequence[Path], taken: set[str], problems: list[str], task: TaskFile | None
+) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {}
-    for path in paths:
-        try:
-            name, rows = human_baseline_rows(Path(path))
-        except (OSError, ValueError) as exc:  # unreadable file, bad JSON, wrong shape
-            problems.append(f"human baseline {path}: {exc}")
-            continue
-        unique, copy = name, 2
-        while unique in taken or unique in out:
-            unique, copy = f"{name} ({copy})", copy + 1
-        out[unique] = rows
+    if not paths:
+        return out
+    frozen = FrozenProtocol(task) if task is not None else None
+    try:
+        for path in paths:
+            _add_human_file(Path(path), frozen, taken, problems, out)
+    finally:
+        if frozen is not None:
+            frozen.close()
     return out
+
+
+def _add_human_file(
+    path: Path, frozen: FrozenProtocol | None, taken: set[str], problems: list[str], out: dict[str, list[dict[str, Any]]]
+) -> None:
+    try:
+        name, rows = human_baseline_rows(path, frozen)
+    except (OSError, ValueError) as exc:  # unreadable file, bad JSON, wrong shape
+        problems.append(f"human baseline {path}: {exc}")
+        return
+    unique, copy = name, 2
+    while unique in taken or unique in out:
+        unique, copy = f"{name} ({copy})", copy + 1
+    out[unique] = rows
 
 
 def _diff_text(result: Mapping[str, Any]) -> str:
@@ -346,9 +376,22 @@ def _comparison_markdown(title: str, by_model: Mapping[str, Mapping[str, Any]], 
     return [*lines, ""]
 
 
+def _baselines_for(wanted: list[dict[str, Any]], task: TaskFile | None) -> dict[str, Sequence[Row]]:
+    """The baselines on `wanted`: from `task`'s cached rows when it holds every one of those cases, else played here."""
+    if not wanted:
+        return {}
+    if task is not None:
+        known = task.case_by_id()
+        same = (case["id"] in known and all(known[case["id"]].get(k) == v for k, v in case.items()) for case in wanted)
+        if all(same):
+            return dict(task_baselines(task, [case["id"] for case in wanted]))
+    return dict(baseline_rows(wanted))
+
+
 def rescore_report(
     rows_by_model: Mapping[str, Sequence[Row]],
     *,
+    task: TaskFile | None = None,
     pictures_dir: Path | None = None,
     humans: Sequence[Path] = (),
     cases: Sequence[Mapping[str, Any]] | None = None,
@@ -357,18 +400,19 @@ def rescore_report(
 ) -> dict[str, Any]:
     """The hallumaze part of `hallubench rescore`'s report: `{"text", "markdown", "json", "csv"}`.
 
-    `rows_by_model` holds the re-scored rows per model. The table ranks the models with the
-    simulated baselines (random walk, DFS agent, BFS oracle, played on the same cases, or on
-    `cases` when given) and the human groups of `humans` alongside; mirage on minus off and
-    Ariadne group B minus C are paired per model. With `pictures_dir`, each model's best and
-    worst trial is drawn there and linked. A human file that cannot be read is listed under
-    `problems`, never fatal.
+    `rows_by_model` holds the re-scored rows per model, scored by `task` (the task file whose
+    scorer made them) when given. The table ranks the models with the simulated baselines
+    (random walk, DFS agent, BFS oracle, played on the same cases, or on `cases` when given, by
+    `task`'s scorer, read from the baseline cache; without `task`, by the installed scorer) and
+    the human groups of `humans` alongside; mirage on minus off and Ariadne group B minus C are
+    paired per model. With `pictures_dir`, each model's best and worst trial is drawn there and
+    linked. A human file that cannot be read is listed under `problems`, never fatal.
     """
     problems: list[str] = []
     models = {name: list(rows) for name, rows in rows_by_model.items()}
     wanted = [dict(c) for c in cases] if cases is not None else _cases_of(models)
-    baselines: dict[str, Sequence[Row]] = dict(baseline_rows(wanted)) if wanted else {}
-    human = _human_rows(humans, set(models) | set(baselines), problems)
+    baselines = _baselines_for(wanted, task)
+    human = _human_rows(humans, set(models) | set(baselines), problems, task)
     everyone: dict[str, Sequence[Row]] = {**models, **baselines, **human}
     table = model_table(everyone, resamples=resamples, seed=seed)
     compared: dict[str, Sequence[Row]] = {**models, **human}

@@ -25,7 +25,9 @@ from typing import Any
 from .grid import BIT, NAME_OF_DELTA, OPPOSITE, Cell, Maze, step
 from .lures import Lure
 from .metrics import v11_formulas
-from .parse import ParsedReply, anchored_matches, tight_cells
+from .labels import Label
+from .parse import ParsedReply
+from .parse_fast import tight_cells
 
 V11_LABEL = "HalluMaze v1.1 scoring as coded (self-reports merged with max; CE as coded); for comparison only"
 
@@ -34,15 +36,18 @@ _SEED = re.compile(r"^\s*Seed:\s*(-?\d+)", re.M)
 _CELL_LINE = re.compile(r"^\s*\((\d+)\s*,\s*(\d+)\)\s*:\s*\[([^\]]*)\](.*)$")
 _LURE = re.compile(r"⚑\s*(?:hint toward\s+)?([NSEW])\s*(?:방향\s*힌트|hint)?\s*:\s*(.*?)(?=\s+⚑|$)")
 
+# v1.1 wrote `\)\s*[→\->\s]+\[?`: the two adjacent runs both take spaces, so a failing line tried
+# every split of a run of spaces (quadratic). One run of the union matches the same text with the
+# same groups.
 _V11_STEP = re.compile(
-    r"STEP\s+(\d+):\s*\((\d+),\s*(\d+)\)\s*[→\->\s]+\[?([NSEW←→↑↓]+)\]?"
+    r"STEP\s+(\d+):\s*\((\d+),\s*(\d+)\)[→\->\s]+\[?([NSEW←→↑↓]+)\]?"
     r"(?:\s*\|\s*(?:확신도|confidence)[:\s]*(\d+)%?)?",
     re.I,
 )
-_V11_PATH = re.compile(r"FINAL_PATH[:\s]+([\d,()\s→\->]+)", re.I)
+_V11_PATH = Label("final_path", r"FINAL_PATH[:\s]+([\d,()\s→\->]+)")
 _COORD = re.compile(r"\((\d+),\s*(\d+)\)")
-_V11_BT = re.compile(r"BACKTRACK_COUNT[:\s]*(\d+)", re.I)
-_V11_HC = re.compile(r"HALLUCINATION_COUNT[:\s]*(\d+)", re.I)
+_V11_BT = Label("backtrack_count", r"BACKTRACK_COUNT[:\s]*(\d+)")
+_V11_HC = Label("hallucination_count", r"HALLUCINATION_COUNT[:\s]*(\d+)")
 _FIRST, _SECOND, _FIFTH = itemgetter(0), itemgetter(1), itemgetter(4)
 _V11_DEAD = re.compile(r"dead_end|dead end|막다른")
 _V11_LOOP = re.compile(r"loop detected|loop_detected|루프")
@@ -95,15 +100,10 @@ def read_maze_text(text: str) -> tuple[Maze, tuple[Lure, ...]]:
     return Maze(size=size, open_sides=tuple(sides), seed=seed), tuple(lures)
 
 
-def _final_path_match(text: str) -> re.Match[str] | None:
-    """`_V11_PATH.search(text)`, tried only where a "_" allows (see `parse.anchored_matches`)."""
-    return next(anchored_matches(_V11_PATH, text, 5), None)
-
-
 def _first_claims(text: str) -> tuple[int | None, int | None]:
     """The first BACKTRACK_COUNT and HALLUCINATION_COUNT, as v1.1's two `re.search` calls find them."""
-    bt = next(anchored_matches(_V11_BT, text, 9), None)
-    hc = next(anchored_matches(_V11_HC, text, 13), None)
+    bt = _V11_BT.first(text)
+    hc = _V11_HC.first(text)
     return (int(bt.group(1)) if bt else None), (int(hc.group(1)) if hc else None)
 
 
@@ -130,7 +130,7 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
         step_cells = [(int(r), int(c)) for _, r, c, _, _ in steps]
         confidences = [int(conf) / 100.0 if conf else None for *_, conf in steps]
     path: list[Cell] | None = None
-    path_match = _final_path_match(text)
+    path_match = _V11_PATH.first(text)
     if path_match:
         coords = tight_cells(path_match.group(1))
         if coords is None:

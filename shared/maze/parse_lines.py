@@ -1,0 +1,305 @@
+"""What a reply in the HalluMaze answer format states, read line by line: the definition of parsing.
+
+Parsing only records what the model *wrote*; whether any of it is true is decided by `verify`.
+Tolerant where models vary (Markdown emphasis, fences, `Step 3`, arrows or letters or words for
+directions, a target cell instead of a direction, `confidence: 80%`, `확신도: 80%`, `0.8`),
+strict where tolerance would invent data: a STEP line without a readable cell and direction is
+recorded as unreadable (a format failure), never guessed; a missing confidence stays missing.
+`<think>...</think>` blocks are dropped first, as v1.1 did, since they are not the answer.
+
+`parse_by_lines` is the reading every faster reader (`parse_fast`) must equal. Every pattern
+here runs in time linear in its input: no two adjacent quantifiers can match the same
+character (hallumaze v2's `step\\s*#?\\s*(\\d+)` and `confidence\\s*[:=]?\\s*` tried every split
+of a run of spaces, quadratic on a degenerate reply); each rewritten one accepts exactly the
+same text with the same groups. Labels are found by `labels.Label`, in the text itself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import NamedTuple
+
+from .grid import Cell, direction_between
+from .labels import Label
+
+_THINK_OPEN = re.compile("<think>", re.I)
+_THINK_CLOSE = re.compile("</think>", re.I)
+STEP_HEAD = re.compile(r"(?:\d+[.)]\s*)?step\s*(?:#\s*)?(\d+)\s*[:.)\]]?", re.I)
+CELL = re.compile(r"\(\s*(\d+)\s*,\s*(\d+)\s*\)")
+_SEPARATOR = re.compile(r"^\s*(?:->|=>|→|-|:|=)?\s*")
+_DIRECTION_TOKEN = re.compile(
+    r"\(\s*(\d+)\s*,\s*(\d+)\s*\)"
+    r"|(?i:\b(north|south|east|west|up|down|left|right)\b)"
+    r"|(?<![A-Za-z])([NSEW])(?![A-Za-z])"
+    r"|([↑↓→←])"
+    r"|([북남동서])"
+)
+_WORDS = {"north": "N", "up": "N", "south": "S", "down": "S", "east": "E", "right": "E", "west": "W", "left": "W"}
+_ARROWS = {"↑": "N", "↓": "S", "→": "E", "←": "W"}
+_KOREAN = {"북": "N", "남": "S", "동": "E", "서": "W"}
+_CONFIDENCE = re.compile(r"(?:confidence|conf\.?|certainty|확신도)\s*(?:[:=]\s*)?(\d{1,3}(?:\.\d+)?)\s*(%?)", re.I)
+_BARE_PERCENT = re.compile(r"\|\s*(\d{1,3}(?:\.\d+)?)\s*%")
+DEAD_END = re.compile(
+    r"dead(?:_end(?:\s+(?:at|@))?\s*| end\s+(?:at|@)\s*(?=\())(?:\(\s*(\d+)\s*,\s*(\d+)\s*\))?", re.I
+)
+LOOP = re.compile(r"loop[_ ]detected(?:\s+(?:at|@))?\s*(?:\(\s*(\d+)\s*,\s*(\d+)\s*\))?", re.I)
+STRATEGY = re.compile(r"strategy[_ ]change", re.I)
+BACKTRACK_COUNT = Label("backtrack_count", r"backtrack_count\W{0,6}(\d+)")
+HALLUCINATION_COUNT = Label("hallucination_count", r"hallucination_count\W{0,6}(\d+)")
+CONFIDENCE_LOG = Label("confidence_log", "confidence_log")
+FINAL_PATH = Label("final_path", "final_path")
+LOG_ENTRY = re.compile(r"step\s*(\d+)\s*[:=]\s*(\d{1,3}(?:\.\d+)?)\s*%?", re.I)
+PATH_ONLY = re.compile(r"^[\s\d,()→\->=.*`\[\]]*$")
+
+
+class StepLine(NamedTuple):
+    """One STEP line as written: the cell the model says it is in and the move it declares.
+
+    A named tuple rather than a dataclass: replies carry hundreds of these.
+    """
+
+    number: int
+    cell: Cell
+    direction: str | None
+    target: Cell | None
+    confidence: float | None
+    line_no: int
+
+
+@dataclass(frozen=True)
+class ParsedReply:
+    """Everything the reply states, nothing verified."""
+
+    steps: tuple[StepLine, ...] = ()
+    unreadable_steps: tuple[int, ...] = ()
+    invalid_confidences: int = 0
+    dead_ends: tuple[Cell | None, ...] = ()
+    loops: tuple[Cell | None, ...] = ()
+    strategy_changes: int = 0
+    backtrack_count: int | None = None
+    hallucination_count: int | None = None
+    confidence_log: dict[int, float] = field(default_factory=dict)
+    final_path: tuple[Cell, ...] | None = None
+    # Not part of what the reply states (left out of equality): when not None, the reply held no
+    # think block and no "step" word outside the heads of its canonical STEP lines (each of which
+    # is one of `steps`); this is the rest of its text (other lines, reasons) joined by newlines,
+    # which a reader that scans the whole reply for STEP lines or keywords may scan instead.
+    outside_steps: str | None = field(default=None, compare=False, repr=False)
+
+
+def strip_think_blocks(text: str) -> str:
+    """`re.sub(r"<think>.*?</think>", "", text, flags=re.S | re.I)`, in linear time.
+
+    The regex tries every "<think>" against the rest of the text, so a reply of thousands of
+    unclosed tags (a model stuck in a loop) took quadratic time: 140 KB of them, 15 s. Here each
+    opening tag is paired with the first closing tag after it, as the lazy regex pairs them.
+    """
+    opens = [m.start() for m in _THINK_OPEN.finditer(text)]
+    if not opens:
+        return text
+    closes = [(m.start(), m.end()) for m in _THINK_CLOSE.finditer(text)]
+    kept: list[str] = []
+    cursor = 0  # text before it is settled
+    close_index = 0
+    for start in opens:
+        if start < cursor:
+            continue  # inside a block already removed
+        while close_index < len(closes) and closes[close_index][0] < start + len("<think>"):
+            close_index += 1
+        if close_index == len(closes):
+            break  # no closing tag after this one, nor after any later one
+        kept.append(text[cursor:start])
+        cursor = closes[close_index][1]
+    kept.append(text[cursor:])
+    return "".join(kept)
+
+
+@lru_cache(maxsize=1 << 16)
+def cell_of(token: str) -> Cell:
+    """ "3,4" -> (3, 4), for a cell of any size; cached, since a reply names the same cells again and again."""
+    r, c = token.split(",")
+    return (int(r), int(c))
+
+
+def clean(line: str) -> str:
+    """The line without Markdown emphasis and code marks, and without leading bullets and arrows."""
+    return line.replace("**", "").replace("`", "").replace("__", "_").strip().lstrip("->#* ").strip()
+
+
+def confidence_value(raw: str, has_percent: bool) -> tuple[float | None, bool]:
+    """A stated confidence in [0, 1]: "0.8" is a fraction, "80" or "80%" a percentage; over 100 is invalid."""
+    value = float(raw)
+    if "." in raw and not has_percent and value <= 1.0:
+        return value, False
+    if value > 100:
+        return None, True
+    return value / 100.0, False
+
+
+def _confidence(text: str) -> tuple[float | None, bool]:
+    """(confidence in [0, 1] or None, whether a stated value was out of range)."""
+    match = _CONFIDENCE.search(text) or _BARE_PERCENT.search(text)
+    if match is None:
+        return None, False
+    return confidence_value(match.group(1), match.re is _BARE_PERCENT or bool(match.group(2)))
+
+
+def _direction(rest: str, origin: Cell) -> tuple[str | None, Cell | None]:
+    """The declared move: a direction, or a non-adjacent target cell, or (None, None)."""
+    rest = _SEPARATOR.sub("", rest, count=1)
+    if rest.startswith("["):
+        end = rest.find("]")
+        segment = rest[1:end] if end > 0 else rest[1:]
+    else:
+        segment = rest.split("|", 1)[0]
+    token = _DIRECTION_TOKEN.search(segment)
+    if token is None:
+        return None, None
+    if token.group(1) is not None:
+        target = (int(token.group(1)), int(token.group(2)))
+        name = direction_between(origin, target)
+        return (name, None) if name is not None else (None, target)
+    if token.group(3) is not None:
+        return _WORDS[token.group(3).lower()], None
+    if token.group(4) is not None:
+        return token.group(4), None
+    if token.group(5) is not None:
+        return _ARROWS[token.group(5)], None
+    return _KOREAN[token.group(6)], None
+
+
+def _step_line(line: str, head: re.Match[str], line_no: int) -> tuple[StepLine | None, bool]:
+    """A STEP line's cell, move and confidence; None when no cell or no move can be read."""
+    cell_match = CELL.search(line, head.end())
+    if cell_match is None or cell_match.start() - head.end() > 12:
+        return None, False
+    origin = (int(cell_match.group(1)), int(cell_match.group(2)))
+    rest = line[cell_match.end() :]
+    name, target = _direction(rest, origin)
+    if name is None and target is None:
+        return None, False
+    conf, bad = _confidence(rest)
+    return StepLine(int(head.group(1)), origin, name, target, conf, line_no), bad
+
+
+class LineReader:
+    """What the lines of a reply add up to: STEP lines, declarations; one `read` per line, in order."""
+
+    __slots__ = ("dead_end_lines", "dead_ends", "invalid", "loops", "steps", "strategy", "unreadable")
+
+    def __init__(self) -> None:
+        self.steps: list[StepLine] = []
+        self.unreadable: list[int] = []
+        self.invalid = 0
+        self.dead_ends: list[Cell | None] = []
+        self.dead_end_lines: list[int] = []  # the line of each of `dead_ends`
+        self.loops: list[Cell | None] = []
+        self.strategy = 0
+
+    def read(self, raw: str, line_no: int) -> None:
+        """Take one line: a STEP line whose head stands in its first 12 characters, and any declarations."""
+        line = clean(raw)
+        if not line:
+            return
+        lower = line.lower()
+        if "step" in lower[:12]:
+            head = STEP_HEAD.match(line)
+            if head is not None:
+                step, bad = _step_line(line, head, line_no)
+                self.invalid += bad
+                if step is None:
+                    self.unreadable.append(line_no)
+                else:
+                    self.steps.append(step)
+        if "dead" in lower:
+            for m in DEAD_END.finditer(line):
+                self.dead_ends.append((int(m.group(1)), int(m.group(2))) if m.group(1) is not None else None)
+                self.dead_end_lines.append(line_no)
+        if "loop" in lower:
+            for m in LOOP.finditer(line):
+                self.loops.append((int(m.group(1)), int(m.group(2))) if m.group(1) is not None else None)
+        if "strategy" in lower:
+            self.strategy += len(STRATEGY.findall(line))
+
+
+def final_path_of_lines(lines: Sequence[str]) -> tuple[Cell, ...] | None:
+    """The cells after the last FINAL_PATH label that is followed by any, continued on path-only lines.
+
+    Within a line the first label counts; lines after it that hold only path characters
+    (cells, arrows, commas) continue the path, up to the first blank or other line.
+    """
+    for index in range(len(lines) - 1, -1, -1):
+        line = lines[index]
+        label = FINAL_PATH.first(line)
+        if label is None:
+            continue
+        text = [line[label.end() :]]
+        follower = index + 1
+        while follower < len(lines) and lines[follower].strip() and PATH_ONLY.match(lines[follower]):
+            text.append(lines[follower])
+            follower += 1
+        cells = tuple([(int(r), int(c)) for r, c in CELL.findall("".join(text))])
+        if cells:
+            return cells
+    return None
+
+
+def confidence_log_of(text: str) -> dict[int, float]:
+    """The entries after the last CONFIDENCE_LOG label, up to the end of its line ("\\n").
+
+    Step number -> confidence in [0, 1]; values over 100 are left out; a later entry for the
+    same step replaces an earlier one.
+    """
+    label = CONFIDENCE_LOG.last(text)
+    if label is None:
+        return {}
+    end = text.find("\n", label.end())
+    log: dict[int, float] = {}
+    for number, value in LOG_ENTRY.findall(text, label.start(), len(text) if end < 0 else end):
+        v = float(value)
+        if v <= 100:
+            log[int(number)] = v if ("." in value and v <= 1.0) else v / 100.0
+    return log
+
+
+def claimed_counts(text: str) -> tuple[int | None, int | None]:
+    """The last BACKTRACK_COUNT and the last HALLUCINATION_COUNT the text states."""
+    backtrack = BACKTRACK_COUNT.last(text)
+    hallucination = HALLUCINATION_COUNT.last(text)
+    return (
+        int(backtrack.group(1)) if backtrack is not None else None,
+        int(hallucination.group(1)) if hallucination is not None else None,
+    )
+
+
+def reply_of(
+    text: str, reader: LineReader, steps: Sequence[StepLine], final_path: tuple[Cell, ...] | None, outside: str | None
+) -> ParsedReply:
+    """The ParsedReply of a (think-stripped) `text` whose lines `reader` has read."""
+    backtrack_count, hallucination_count = claimed_counts(text)
+    return ParsedReply(
+        steps=tuple(steps),
+        unreadable_steps=tuple(reader.unreadable),
+        invalid_confidences=reader.invalid,
+        dead_ends=tuple(reader.dead_ends),
+        loops=tuple(reader.loops),
+        strategy_changes=reader.strategy,
+        backtrack_count=backtrack_count,
+        hallucination_count=hallucination_count,
+        confidence_log=confidence_log_of(text),
+        final_path=final_path,
+        outside_steps=outside,
+    )
+
+
+def parse_by_lines(text: str) -> ParsedReply:
+    """The definition: strip think blocks, read every line (`str.splitlines`), find the labels."""
+    text = strip_think_blocks(text)
+    lines = text.splitlines()
+    reader = LineReader()
+    for line_no, raw in enumerate(lines, start=1):
+        reader.read(raw, line_no)
+    return reply_of(text, reader, reader.steps, final_path_of_lines(lines), None)
