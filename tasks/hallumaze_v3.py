@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v3'
 HB_PROTOCOL_VERSION = 3
-HB_PAYLOAD_SHA256 = '3ecaa53397938d27be4694d4edecbaa3a5d966b01a0cb00fa361a912318fa0dc'
+HB_PAYLOAD_SHA256 = 'f1bd2902babf553d62333a3e36254afba400dcdc528110f20b44080b713b3a29'
 HB_TAG = 'hallumaze/v3'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -607,7 +607,7 @@ def maze_for(size: int, seed: int) -> Maze:
     return generate_dfs(size, seed)
 '''
 
-# %% embedded module maze/grid.py sha256=10888633c199886b55362604328d3c17e095bcc5d523e6de14e2873ce6c61a12
+# %% embedded module maze/grid.py sha256=2327cb1c1a263552c3a698f21f2bb8082548134b0211cf1afa171d4bf7c6c8fe
 HB_MODULES['maze/grid.py'] = r'''"""The maze as data: cells, the four directions, and which sides of each cell are open.
 
 A maze is an immutable N x N grid whose cells hold a 4-bit mask of open sides. Everything
@@ -724,6 +724,11 @@ class Maze:
         return tuple(f"{r},{c}" for r, c in self.cell_at)
 
     @cached_property
+    def label_index(self) -> dict[str, int]:
+        """ "r,c" -> flat index, for the cells inside the grid (a STEP line's cell, as the fast reader keeps it)."""
+        return {label: index for index, label in enumerate(self.cell_label)}
+
+    @cached_property
     def dead_end_at(self) -> tuple[bool, ...]:
         """Flat index -> whether the cell is one of `dead_end_cells`."""
         return tuple(map(self.dead_end_cells.__contains__, self.cell_at))
@@ -757,7 +762,7 @@ CODE: dict[str, int] = {name: code for code, name in enumerate(DIRECTIONS)}
 """Direction -> code in `Maze.step_table` (the order of `DIRECTIONS`)."""
 '''
 
-# %% embedded module maze/interactive.py sha256=d33b82f1267239f9a86c08fbe87a7fff5a6c97f64bfb942210c7c99ec026d1ec
+# %% embedded module maze/interactive.py sha256=f60b5c4b4e969fb1e5ca321f0f1fc6e3f7133be7705f42f6c3cc5723940e47b9
 HB_MODULES['maze/interactive.py'] = r'''"""Ariadne's Thread as a real intervention: the model walks the maze in turns, in one conversation.
 
 Each turn the model writes up to `moves_per_turn` STEP lines; the environment executes them
@@ -817,8 +822,8 @@ class _Walk:
         self.ignored = 0
         self.events: list[dict[str, Any]] = []
 
-    def move(self, line: StepLine, log: dict[int, float]) -> tuple[str, tuple[Cell, Cell] | None]:
-        """Execute one declared move; returns the outcome and the passage if it closed a loop."""
+    def move(self, line: StepLine, parsed: ParsedReply) -> tuple[str, tuple[Cell, Cell] | None]:
+        """Execute one declared move of `parsed`; returns the outcome and the passage if it closed a loop."""
         maze = self.trial.maze
         number, cell, direction, _, confidence, _ = line
         if cell != self.position:
@@ -828,7 +833,7 @@ class _Walk:
             return "unreadable", None
         origin = self.position  # always inside the grid: only open moves change it
         if confidence is None:
-            confidence = log.get(number)
+            confidence = parsed.confidence_log.get(number)
         self.executed.append(_new_step(StepLine, (len(self.executed) + 1, origin, direction, None, confidence, 0)))
         n = maze.size
         dr, dc = DELTA[direction]
@@ -872,7 +877,7 @@ def play_interactive(trial: Trial, conv: Conversation) -> dict[str, Any]:
             if line.cell != walk.position and misplaced_at is None:
                 misplaced_at = line.cell
             origin = walk.position
-            outcome, closed = walk.move(line, parsed.confidence_log)
+            outcome, closed = walk.move(line, parsed)
             report.append(move_report(line.number, origin, line.direction or "?", outcome, walk.position))
             loop = loop or closed
             if walk.position == exit_cell:
@@ -1106,7 +1111,7 @@ def lure_behaviour(
     return {"exposures": exposures, "follows": follows, "resists": resists}
 '''
 
-# %% embedded module maze/metrics.py sha256=b2a368150d4eafc10bf014995d3623304c0b749ddc89798e63fb5061e5f018fd
+# %% embedded module maze/metrics.py sha256=1c18f1642bcd3c1022694f46fd11209091b4fdeb4a5ddd91d6ce3c0452bd47f5
 HB_MODULES['maze/metrics.py'] = r'''"""Per-trial metrics: HalluMaze v1.1's HRR and MEI fed only with verified counts, BRS as lure resistance.
 
 Formulas, with SR, HC, FHR, BT, LT from `verify` (HRR, MEI: v1.1, `hallumaze.py` `ResponseParser.parse`):
@@ -1276,7 +1281,7 @@ def trial_metrics(
         "format": {
             "failure": format_failure,
             "source": trajectory.source,
-            "steps_read": len(parsed.steps),
+            "steps_read": parsed.step_count,
             "unreadable_steps": len(parsed.unreadable_steps),
             "invalid_confidences": parsed.invalid_confidences,
             "final_path_found": final.present,
@@ -1312,7 +1317,7 @@ def parse_reply(text: str) -> ParsedReply:
     return whole if whole is not None else parse_by_lines(text)
 '''
 
-# %% embedded module maze/parse_fast.py sha256=e0674b20412f544295d939b0d6442cca77ddd01082dcd8797f52a20bdf3513a0
+# %% embedded module maze/parse_fast.py sha256=a37e448544a830a935eff440d4f917bdc9136ed4605d578a26e9e9bb3f16f026
 HB_MODULES['maze/parse_fast.py'] = r'''"""`parse_lines.parse_by_lines` at C speed for replies in the answer format: same result, fewer Python steps.
 
 A reply can hold hundreds of STEP lines and every rescore reads every reply again. Here one
@@ -1332,7 +1337,8 @@ scorer skip its own scan for STEP lines.
 from __future__ import annotations
 
 import re
-from itertools import compress, count, repeat
+from functools import partial
+from itertools import compress, count
 from operator import itemgetter
 
 from .grid import Cell
@@ -1342,9 +1348,8 @@ from .parse_lines import (
     PATH_ONLY,
     LineReader,
     ParsedReply,
-    StepLine,
+    StepColumns,
     cell_of,
-    reply_of,
     strip_think_blocks,
 )
 
@@ -1365,34 +1370,13 @@ CASED_NON_ASCII = re.compile("[^\x00-\x7f\u2010-\u2027\u2190-\u21ff\u2500-\u257f
 # A word a STEP reader (here or v1.1's) could start at: checked outside the canonical heads.
 _STEP_WORD = re.compile(r"step\s", re.I)
 _STEP_WORD_LOWER = re.compile(r"step\s")
-_PERCENT_OF = {token: int(token) / 100.0 for token in [*map(str, range(101)), *(f"0{d}" for d in range(10))]}
 _TIGHT_CELL = re.compile(r"\((\d+,\d+)\)")
 _SPACE = re.compile(r"\s")
-_FIRST, _SECOND, _LINE_NO = itemgetter(0), itemgetter(1), itemgetter(5)
-_new_step = tuple.__new__  # a StepLine from its fields, without the generated __new__'s frame
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 
 
-def _canonical_steps(columns: list[tuple[str, ...]]) -> list[StepLine]:
-    """The StepLines of the canonical STEP lines, from the columns of `_EVERY_LINE` matches."""
-    numbers, cells, names, confidences = columns[:4]
-    return list(
-        map(
-            _new_step,
-            repeat(StepLine),
-            zip(
-                map(int, filter(None, numbers)),
-                map(cell_of, filter(None, cells)),
-                filter(None, names),
-                repeat(None),
-                map(_PERCENT_OF.__getitem__, filter(None, confidences)),
-                compress(count(1), numbers),
-            ),
-        )
-    )
-
-
-def _read_lines(text: str) -> tuple[list[StepLine], LineReader, str] | None:
-    """Steps, the other lines read, and the text outside canonical heads; None unless "\\n" is the only break."""
+def _read_lines(text: str) -> tuple[StepColumns, LineReader, str] | None:
+    """Canonical steps, the other lines read, and the text outside canonical heads; None unless "\n" is the only break."""
     columns = list(zip(*_EVERY_LINE.findall(text), strict=True))
     wholes = columns[8]
     others = list(compress(zip(count(1), wholes), wholes))
@@ -1419,9 +1403,14 @@ def _read_lines(text: str) -> tuple[list[StepLine], LineReader, str] | None:
             reader.dead_ends = list(map(_SECOND, merged))
         else:
             reader.dead_ends = cells
-    steps = _canonical_steps(columns)
-    if reader.steps:
-        steps = sorted(steps + reader.steps, key=_LINE_NO)
+    numbers = columns[0]
+    steps = StepColumns(
+        list(filter(None, numbers)),
+        list(filter(None, columns[1])),
+        list(filter(None, columns[2])),
+        list(filter(None, columns[3])),
+        list(compress(count(1), numbers)),
+    )
     return steps, reader, rest
 
 
@@ -1481,16 +1470,16 @@ def read_whole(text: str) -> ParsedReply | None:
         read = _read_lines(unix)
     if read is None:
         return None
-    steps, reader, rest = read
+    columns, reader, rest = read
     if CASED_NON_ASCII.search(rest) is None:  # canonical heads are ASCII and "→"
         step_word = _STEP_WORD_LOWER.search(rest.lower())
     else:
         step_word = _STEP_WORD.search(rest)
     outside = rest if not reader.steps and len(stripped) == len(text) and step_word is None else None
-    return reply_of(stripped, reader, steps, final_path_of_text(unix), outside)
+    return ParsedReply.of_text(stripped, reader, columns, partial(final_path_of_text, unix), outside)
 '''
 
-# %% embedded module maze/parse_lines.py sha256=36bf7d4b7f913220b255ff79ea9a643022a808bc25d3bcba92cdd643c3c46db1
+# %% embedded module maze/parse_lines.py sha256=1615961f0e1c0f902abd6fa20be400ed689defb07bffc9e7b82df77204ef153f
 HB_MODULES['maze/parse_lines.py'] = r'''"""What a reply in the HalluMaze answer format states, read line by line: the definition of parsing.
 
 Parsing only records what the model *wrote*; whether any of it is true is decided by `verify`.
@@ -1510,9 +1499,10 @@ same text with the same groups. Labels are found by `labels.Label`, in the text 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from functools import lru_cache
+from collections.abc import Callable, Sequence
+from functools import lru_cache, partial
+from itertools import repeat
+from operator import itemgetter
 from typing import NamedTuple
 
 from .grid import Cell, direction_between
@@ -1546,6 +1536,10 @@ CONFIDENCE_LOG = Label("confidence_log", "confidence_log")
 FINAL_PATH = Label("final_path", "final_path")
 LOG_ENTRY = re.compile(r"step\s*(\d+)\s*[:=]\s*(\d{1,3}(?:\.\d+)?)\s*%?", re.I)
 PATH_ONLY = re.compile(r"^[\s\d,()→\->=.*`\[\]]*$")
+# whole percentages as the canonical STEP line writes them ("0" to "100", "00" to "09") -> confidence
+PERCENT_OF = {token: int(token) / 100.0 for token in [*map(str, range(101)), *(f"0{d}" for d in range(10))]}
+_LINE_NO = itemgetter(5)
+_new_tuple = tuple.__new__
 
 
 class StepLine(NamedTuple):
@@ -1562,25 +1556,168 @@ class StepLine(NamedTuple):
     line_no: int
 
 
-@dataclass(frozen=True)
-class ParsedReply:
-    """Everything the reply states, nothing verified."""
+class StepColumns(NamedTuple):
+    """Canonical STEP lines as the fast reader found them, column by column (see `parse_fast`).
 
-    steps: tuple[StepLine, ...] = ()
-    unreadable_steps: tuple[int, ...] = ()
-    invalid_confidences: int = 0
-    dead_ends: tuple[Cell | None, ...] = ()
-    loops: tuple[Cell | None, ...] = ()
-    strategy_changes: int = 0
-    backtrack_count: int | None = None
-    hallucination_count: int | None = None
-    confidence_log: dict[int, float] = field(default_factory=dict)
-    final_path: tuple[Cell, ...] | None = None
-    # Not part of what the reply states (left out of equality): when not None, the reply held no
-    # think block and no "step" word outside the heads of its canonical STEP lines (each of which
-    # is one of `steps`); this is the rest of its text (other lines, reasons) joined by newlines,
-    # which a reader that scans the whole reply for STEP lines or keywords may scan instead.
-    outside_steps: str | None = field(default=None, compare=False, repr=False)
+    A cell is kept as its label "r,c" and a confidence as its percent text: a scorer that knows
+    the maze maps them to what it needs with one lookup each, and `ParsedReply.steps` turns them
+    into StepLines only when asked.
+    """
+
+    numbers: list[str]
+    cells: list[str]
+    directions: list[str]
+    percents: list[str]
+    line_nos: list[int]
+
+
+_UNREAD: object = object()  # a label field not read from the text yet
+_FIELDS = ("steps", "unreadable_steps", "invalid_confidences", "dead_ends", "loops", "strategy_changes",
+           "backtrack_count", "hallucination_count", "confidence_log", "final_path")  # fmt: skip
+
+
+class ParsedReply:
+    """Everything the reply states, nothing verified; compared and shown field by field, like a dataclass.
+
+    A parser builds it with `ParsedReply.of_text`, which reads the label fields (FINAL_PATH,
+    CONFIDENCE_LOG, the claimed counts) and the StepLines of canonical lines only when first asked
+    for: the interactive mode parses a dozen replies per trial and needs the labels of one, and a
+    replay whose every step states its confidence never looks at CONFIDENCE_LOG. Treat it as frozen.
+    """
+
+    __slots__ = ("_backtrack_count", "_columns", "_confidence_log", "_final_path", "_final_path_of",
+                 "_hallucination_count", "_other_steps", "_steps", "_text", "dead_ends", "invalid_confidences",
+                 "loops", "outside_steps", "strategy_changes", "unreadable_steps")  # fmt: skip
+
+    def __init__(
+        self,
+        steps: tuple[StepLine, ...] = (),
+        unreadable_steps: tuple[int, ...] = (),
+        invalid_confidences: int = 0,
+        dead_ends: tuple[Cell | None, ...] = (),
+        loops: tuple[Cell | None, ...] = (),
+        strategy_changes: int = 0,
+        backtrack_count: int | None = None,
+        hallucination_count: int | None = None,
+        confidence_log: dict[int, float] | None = None,
+        final_path: tuple[Cell, ...] | None = None,
+        outside_steps: str | None = None,
+    ) -> None:
+        self._steps: tuple[StepLine, ...] | None = steps
+        self._columns: StepColumns | None = None
+        self._other_steps: list[StepLine] = []
+        self.unreadable_steps = unreadable_steps
+        self.invalid_confidences = invalid_confidences
+        self.dead_ends = dead_ends
+        self.loops = loops
+        self.strategy_changes = strategy_changes
+        self._backtrack_count: object = backtrack_count
+        self._hallucination_count: object = hallucination_count
+        self._confidence_log: object = {} if confidence_log is None else confidence_log
+        self._final_path: object = final_path
+        self._final_path_of: Callable[[], tuple[Cell, ...] | None] | None = None
+        self._text = ""
+        # Not part of what the reply states (left out of equality): when not None, the reply held no
+        # think block and no "step" word outside the heads of its canonical STEP lines (each of which
+        # is one of `steps`); this is the rest of its text (other lines, reasons) joined by newlines,
+        # which a reader that scans the whole reply for STEP lines or keywords may scan instead.
+        self.outside_steps = outside_steps
+
+    @classmethod
+    def of_text(
+        cls,
+        text: str,
+        reader: LineReader,
+        columns: StepColumns | None,
+        final_path_of: Callable[[], tuple[Cell, ...] | None],
+        outside: str | None,
+    ) -> ParsedReply:
+        """The reply of a (think-stripped) `text` whose lines `reader` has read; canonical steps in `columns`."""
+        parsed = cls(
+            unreadable_steps=tuple(reader.unreadable),
+            invalid_confidences=reader.invalid,
+            dead_ends=tuple(reader.dead_ends),
+            loops=tuple(reader.loops),
+            strategy_changes=reader.strategy,
+            outside_steps=outside,
+        )
+        parsed._text = text
+        parsed._backtrack_count = parsed._hallucination_count = parsed._confidence_log = _UNREAD
+        parsed._final_path = _UNREAD
+        parsed._final_path_of = final_path_of
+        if columns is not None and columns.numbers:
+            parsed._steps = None
+            parsed._columns = columns
+            parsed._other_steps = reader.steps
+        else:
+            parsed._steps = tuple(reader.steps)
+        return parsed
+
+    @property
+    def steps(self) -> tuple[StepLine, ...]:
+        if self._steps is None:
+            assert self._columns is not None
+            numbers, cells, directions, percents, line_nos = self._columns
+            fields = zip(
+                map(int, numbers), map(cell_of, cells), directions, repeat(None), map(PERCENT_OF.__getitem__, percents),
+                line_nos,
+            )  # fmt: skip
+            steps = list(map(_new_tuple, repeat(StepLine), fields))  # StepLine(*f), without a Python frame each
+            if self._other_steps:
+                steps = sorted(steps + self._other_steps, key=_LINE_NO)
+            self._steps = tuple(steps)
+        return self._steps
+
+    @property
+    def step_count(self) -> int:
+        """len(steps), without building them."""
+        if self._steps is None and self._columns is not None:
+            return len(self._columns.numbers) + len(self._other_steps)
+        return len(self.steps)
+
+    @property
+    def step_columns(self) -> StepColumns | None:
+        """The steps as columns when every one of them is a canonical line (the fast reader's), else None."""
+        return self._columns if self._columns is not None and not self._other_steps else None
+
+    @property
+    def backtrack_count(self) -> int | None:
+        if self._backtrack_count is _UNREAD:
+            self._backtrack_count, self._hallucination_count = claimed_counts(self._text)
+        return self._backtrack_count  # type: ignore[return-value]
+
+    @property
+    def hallucination_count(self) -> int | None:
+        if self._hallucination_count is _UNREAD:
+            self._backtrack_count, self._hallucination_count = claimed_counts(self._text)
+        return self._hallucination_count  # type: ignore[return-value]
+
+    @property
+    def confidence_log(self) -> dict[int, float]:
+        if self._confidence_log is _UNREAD:
+            self._confidence_log = confidence_log_of(self._text)
+        return self._confidence_log  # type: ignore[return-value]
+
+    @property
+    def final_path(self) -> tuple[Cell, ...] | None:
+        if self._final_path is _UNREAD:
+            assert self._final_path_of is not None
+            self._final_path = self._final_path_of()
+        return self._final_path  # type: ignore[return-value]
+
+    def fields(self) -> tuple[object, ...]:
+        """What the reply states, in field order (what equality compares)."""
+        return tuple(getattr(self, name) for name in _FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ParsedReply):
+            return NotImplemented
+        return self.fields() == other.fields()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "ParsedReply(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in _FIELDS) + ")"
 
 
 def strip_think_blocks(text: str) -> str:
@@ -1768,26 +1905,6 @@ def claimed_counts(text: str) -> tuple[int | None, int | None]:
     )
 
 
-def reply_of(
-    text: str, reader: LineReader, steps: Sequence[StepLine], final_path: tuple[Cell, ...] | None, outside: str | None
-) -> ParsedReply:
-    """The ParsedReply of a (think-stripped) `text` whose lines `reader` has read."""
-    backtrack_count, hallucination_count = claimed_counts(text)
-    return ParsedReply(
-        steps=tuple(steps),
-        unreadable_steps=tuple(reader.unreadable),
-        invalid_confidences=reader.invalid,
-        dead_ends=tuple(reader.dead_ends),
-        loops=tuple(reader.loops),
-        strategy_changes=reader.strategy,
-        backtrack_count=backtrack_count,
-        hallucination_count=hallucination_count,
-        confidence_log=confidence_log_of(text),
-        final_path=final_path,
-        outside_steps=outside,
-    )
-
-
 def parse_by_lines(text: str) -> ParsedReply:
     """The definition: strip think blocks, read every line (`str.splitlines`), find the labels."""
     text = strip_think_blocks(text)
@@ -1795,7 +1912,7 @@ def parse_by_lines(text: str) -> ParsedReply:
     reader = LineReader()
     for line_no, raw in enumerate(lines, start=1):
         reader.read(raw, line_no)
-    return reply_of(text, reader, reader.steps, final_path_of_lines(lines), None)
+    return ParsedReply.of_text(text, reader, None, partial(final_path_of_lines, lines), None)
 '''
 
 # %% embedded module maze/prompt.py sha256=180f801d6207f6151f99f731e75d57300d87914f5f4f4872c69ce9c4d2063747
@@ -2274,7 +2391,7 @@ def _materialised(
     return maze, solution, place_lures(maze, solution, seed), tuple(lure_slots(maze, solution))
 '''
 
-# %% embedded module maze/v11.py sha256=12ed1e236147068b6be67dcec5fe4afc89afb05aaa67b79d84bc5d88588a119e
+# %% embedded module maze/v11.py sha256=bef0b63a1122750544c1bb4659c25366d4a474de2af20ec5bfe025b4b8b7591d
 HB_MODULES['maze/v11.py'] = r'''"""Interoperability with HalluMaze v1.1: read its maze encoding, and score a reply the v1.1 way.
 
 `read_maze_text` accepts the v1.1 text encoding as it appears in the original prompts and logs
@@ -2305,6 +2422,7 @@ from .metrics import v11_formulas
 from .labels import Label
 from .parse import ParsedReply
 from .parse_fast import tight_cells
+from .parse_lines import PERCENT_OF, cell_of
 
 V11_LABEL = "HalluMaze v1.1 scoring as coded (self-reports merged with max; CE as coded); for comparison only"
 
@@ -2396,15 +2514,16 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
     name_of = NAME_OF_DELTA
     outside = parsed.outside_steps if parsed is not None else None
     confidences: list[float | None]
-    step_cells: list[Cell]
+    labels: list[str]  # the STEP lines' cells, "r,c"
     if parsed is not None and outside is not None:
         lower = outside.lower()
-        step_cells = list(map(_SECOND, parsed.steps))  # StepLine.cell
-        confidences = list(map(_FIFTH, parsed.steps))  # StepLine.confidence; canonical: percent / 100, as below
+        columns = parsed.step_columns  # every step is a canonical line (None: there is none)
+        labels = columns.cells if columns is not None else []
+        confidences = list(map(PERCENT_OF.__getitem__, columns.percents)) if columns is not None else []
     else:
         lower = text.lower()
         steps = _V11_STEP.findall(text)
-        step_cells = [(int(r), int(c)) for _, r, c, _, _ in steps]
+        labels = [f"{int(r)},{int(c)}" for _, r, c, _, _ in steps]
         confidences = [int(conf) / 100.0 if conf else None for *_, conf in steps]
     path: list[Cell] | None = None
     path_match = _V11_PATH.first(text)
@@ -2416,7 +2535,7 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
         if len(coords) >= 2:
             path = coords
     # the STEP cells are only needed when there is no FINAL_PATH to check
-    checked = path or (step_cells if len(step_cells) > 1 else None)
+    checked = path or (list(map(cell_of, labels)) if len(labels) > 1 else None)
     halls, first, valid = 0, -1, False
     opened: list[bool] = []  # per pair of `checked`: an open passage (no count changes there)
     if checked and len(checked) > 1:
@@ -2470,7 +2589,7 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
     }
 '''
 
-# %% embedded module maze/verify.py sha256=666dfcf3fe7560f8e306d21fc085db22b8c8fd9823c97822cb6b62ed937bbc61
+# %% embedded module maze/verify.py sha256=2df895dd904556bd2535c68b35489c38d0717ec6f1e15c5462ad8a9d8e0d670d
 HB_MODULES['maze/verify.py'] = r'''"""Replay what the model wrote against the maze: every count that matters is decided here.
 
 Rules (unchanged since hallumaze v2):
@@ -2492,7 +2611,8 @@ Rules (unchanged since hallumaze v2):
 These rules live in one place, `_walk`: a single pass over the declared moves on flat cell
 indices (`r * N + c`; a cell outside the grid, which a teleport or a jump can name, gets an
 index past the grid's). `Trajectory.moves` re-runs that same pass with a recorder for the
-per-move view; nothing else replays.
+per-move view. The one other replay, `verify_fast`, takes only well-formed walks (no teleport,
+no illegal move), where the rules reduce to table lookups and the stack; tests hold it to `_walk`.
 
 `check_final_path` applies the FINAL_PATH rules: starts at (0,0), ends at (N-1,N-1), unit
 moves only, no wall crossed. SR is 1 only then.
@@ -2509,6 +2629,7 @@ from typing import NamedTuple
 
 from .grid import CODE, DELTA, Cell, Maze, direction_between
 from .parse import ParsedReply, StepLine
+from .verify_fast import walk_of_columns, walk_of_steps
 
 
 class Move(NamedTuple):
@@ -2755,8 +2876,17 @@ def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Tra
     """Replay the STEP lines (or, without any, the FINAL_PATH) from the start cell.
 
     `walls_block` is the interactive environment's physics: a wall stops the move (the model
-    was told so) instead of the replay following the model through it.
+    was told so) instead of the replay following the model through it. A well-formed walk is
+    taken by `verify_fast` (the same result in fewer steps); any other by `_walk`.
     """
+    columns = parsed.step_columns
+    if columns is not None:
+        fields = walk_of_columns(maze, columns)
+    else:
+        steps, source = _steps_of(parsed)
+        fields = walk_of_steps(maze, parsed, steps, source)
+    if fields is not None:
+        return Trajectory(**fields, replayed=(maze, parsed, walls_block))
     return _walk(maze, parsed, walls_block)
 
 
@@ -2786,6 +2916,121 @@ def check_final_path(maze: Maze, path: Sequence[Cell] | None, solution: Sequence
         is_solution=list(path) == list(solution),
     )
 
+'''
+
+# %% embedded module maze/verify_fast.py sha256=e316f5019e3170a1631b2086043d2d1af7a0521d0c07dda4fa437d43d5086045
+HB_MODULES['maze/verify_fast.py'] = r'''"""`verify.replay` for well-formed walks, in a few C-level passes: same Trajectory, fewer Python steps.
+
+Most replies, and every simulated baseline, declare a walk in which each step starts where the
+last one ended and every move exists. There the replay's rules reduce to: no teleport, no
+hallucination, every target one lookup in `Maze.step_table`, and only the stack of the
+backtrack and loop rules needs a loop over the moves. `well_formed_walk` checks those
+conditions on whole columns and returns None for any other walk, which `verify._walk` (the
+definition) replays instead. `tests/maze/test_verify_fast.py` holds the two to the same
+Trajectory on generated walks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import compress, repeat
+from operator import add, itemgetter, mul
+from typing import Any, cast
+
+from .grid import CODE, Maze
+from .parse_lines import PERCENT_OF, ParsedReply, StepColumns, StepLine
+
+_NUMBER, _CELL, _DIRECTION, _CONFIDENCE = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(4)
+
+
+def walk_of_columns(maze: Maze, columns: StepColumns) -> dict[str, Any] | None:
+    """`well_formed_walk` for canonical STEP lines read as columns (labels and percents: one lookup each)."""
+    at = list(map(maze.label_index.get, columns.cells))
+    confidences: list[float | None] = list(map(PERCENT_OF.__getitem__, columns.percents))
+    return well_formed_walk(maze, at, list(columns.directions), confidences, "steps")
+
+
+def walk_of_steps(maze: Maze, parsed: ParsedReply, steps: Sequence[StepLine], source: str) -> dict[str, Any] | None:
+    """`well_formed_walk` for StepLines (a confidence they lack comes from CONFIDENCE_LOG, as the replay takes it)."""
+    if any(step.target is not None for step in steps):
+        return None  # a jump
+    directions: list[str | None] = list(map(_DIRECTION, steps))
+    confidences: list[float | None] = list(map(_CONFIDENCE, steps))
+    log = parsed.confidence_log if source == "steps" and None in confidences else {}
+    if log:
+        numbers = map(_NUMBER, steps)
+        confidences = [log.get(number) if c is None else c for number, c in zip(numbers, confidences, strict=True)]
+    return well_formed_walk(maze, list(map(maze.cell_index.get, map(_CELL, steps))), directions, confidences, source)
+
+
+def well_formed_walk(
+    maze: Maze, at: list[int | None], directions: list[str | None], confidences: list[float | None], source: str
+) -> dict[str, Any] | None:
+    """The Trajectory's fields (but `replayed`) of moves declared from cells `at` (flat indices, None outside
+    the grid) when they walk from the start, each from where the last one ended, all legal; else None."""
+    codes = list(map(CODE.get, directions))
+    if not at or at[0] != 0 or None in at or None in codes:
+        return None
+    starts, moves = cast("list[int]", at), cast("list[int]", codes)
+    targets = list(map(maze.step_table.__getitem__, map(add, map(mul, starts, repeat(4)), moves)))
+    if min(targets) < 0 or starts[1:] != targets[:-1]:
+        return None  # a wall, the edge of the grid, or a step that does not start where the last one ended
+    backtracks, backtrack_moves, loops, loop_moves, revisits = _stack_counts(targets, maze.size * maze.size)
+    cell_at = maze.cell_at.__getitem__
+    dead_ends = dict.fromkeys(compress(targets, map(maze.dead_end_at.__getitem__, targets)))
+    return {
+        "source": source,
+        "move_count": len(targets),
+        "teleports": 0,
+        "hallucinations": 0,
+        "first_hallucination": None,
+        "backtracks": backtracks,
+        "backtrack_moves": backtrack_moves,
+        "loops": loops,
+        "loop_moves": loop_moves,
+        "revisits": revisits,
+        "dead_ends_reached": tuple(map(cell_at, dead_ends)),
+        "reached_exit": maze.size * maze.size - 1 in targets,
+        "cells": [(0, 0), *map(cell_at, targets)],
+        "origins": list(map(cell_at, starts)),
+        "directions": directions,
+        "legal": [True] * len(targets),
+        "confidences": confidences,
+        "hallucination_moves": [],
+        "teleport_moves": [],
+        "cell_indices": [0, *targets],
+    }
+
+
+def _stack_counts(targets: list[int], cells: int) -> tuple[int, int, int, int, int]:
+    """(backtracks, backtrack moves, loops, loop moves, revisits) of legal moves from the start, none a teleport.
+
+    The backtrack and loop rules of `verify._walk` where the stack's top is always the current
+    cell and every move leaves it.
+    """
+    stack = [0]
+    visited = bytearray(cells)
+    visited[0] = 1
+    backtracks = backtrack_moves = loops = loop_moves = revisits = 0
+    after_backtrack = after_loop = False
+    for target in targets:
+        if len(stack) >= 2 and target == stack[-2]:
+            stack.pop()
+            backtrack_moves += 1
+            backtracks += not after_backtrack
+            revisits += 1
+            after_backtrack, after_loop = True, False
+        else:
+            stack.append(target)
+            if visited[target]:
+                loop_moves += 1
+                loops += not after_loop
+                revisits += 1
+                after_backtrack, after_loop = False, True
+            else:
+                visited[target] = 1
+                after_backtrack = after_loop = False
+    return backtracks, backtrack_moves, loops, loop_moves, revisits
 '''
 
 # %% embedded module rows.py sha256=f48804b13d42bb2a0093d7d2207abb752dd1226800f75b8316cecbe921fa57c3

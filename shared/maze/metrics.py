@@ -167,7 +167,7 @@ def trial_metrics(
         "format": {
             "failure": format_failure,
             "source": trajectory.source,
-            "steps_read": len(parsed.steps),
+            "steps_read": parsed.step_count,
             "unreadable_steps": len(parsed.unreadable_steps),
             "invalid_confidences": parsed.invalid_confidences,
             "final_path_found": final.present,

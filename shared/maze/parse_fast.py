@@ -17,7 +17,8 @@ scorer skip its own scan for STEP lines.
 from __future__ import annotations
 
 import re
-from itertools import compress, count, repeat
+from functools import partial
+from itertools import compress, count
 from operator import itemgetter
 
 from .grid import Cell
@@ -27,9 +28,8 @@ from .parse_lines import (
     PATH_ONLY,
     LineReader,
     ParsedReply,
-    StepLine,
+    StepColumns,
     cell_of,
-    reply_of,
     strip_think_blocks,
 )
 
@@ -50,34 +50,13 @@ CASED_NON_ASCII = re.compile("[^\x00-\x7f\u2010-\u2027\u2190-\u21ff\u2500-\u257f
 # A word a STEP reader (here or v1.1's) could start at: checked outside the canonical heads.
 _STEP_WORD = re.compile(r"step\s", re.I)
 _STEP_WORD_LOWER = re.compile(r"step\s")
-_PERCENT_OF = {token: int(token) / 100.0 for token in [*map(str, range(101)), *(f"0{d}" for d in range(10))]}
 _TIGHT_CELL = re.compile(r"\((\d+,\d+)\)")
 _SPACE = re.compile(r"\s")
-_FIRST, _SECOND, _LINE_NO = itemgetter(0), itemgetter(1), itemgetter(5)
-_new_step = tuple.__new__  # a StepLine from its fields, without the generated __new__'s frame
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 
 
-def _canonical_steps(columns: list[tuple[str, ...]]) -> list[StepLine]:
-    """The StepLines of the canonical STEP lines, from the columns of `_EVERY_LINE` matches."""
-    numbers, cells, names, confidences = columns[:4]
-    return list(
-        map(
-            _new_step,
-            repeat(StepLine),
-            zip(
-                map(int, filter(None, numbers)),
-                map(cell_of, filter(None, cells)),
-                filter(None, names),
-                repeat(None),
-                map(_PERCENT_OF.__getitem__, filter(None, confidences)),
-                compress(count(1), numbers),
-            ),
-        )
-    )
-
-
-def _read_lines(text: str) -> tuple[list[StepLine], LineReader, str] | None:
-    """Steps, the other lines read, and the text outside canonical heads; None unless "\\n" is the only break."""
+def _read_lines(text: str) -> tuple[StepColumns, LineReader, str] | None:
+    """Canonical steps, the other lines read, and the text outside canonical heads; None unless "\n" is the only break."""
     columns = list(zip(*_EVERY_LINE.findall(text), strict=True))
     wholes = columns[8]
     others = list(compress(zip(count(1), wholes), wholes))
@@ -104,9 +83,14 @@ def _read_lines(text: str) -> tuple[list[StepLine], LineReader, str] | None:
             reader.dead_ends = list(map(_SECOND, merged))
         else:
             reader.dead_ends = cells
-    steps = _canonical_steps(columns)
-    if reader.steps:
-        steps = sorted(steps + reader.steps, key=_LINE_NO)
+    numbers = columns[0]
+    steps = StepColumns(
+        list(filter(None, numbers)),
+        list(filter(None, columns[1])),
+        list(filter(None, columns[2])),
+        list(filter(None, columns[3])),
+        list(compress(count(1), numbers)),
+    )
     return steps, reader, rest
 
 
@@ -166,10 +150,10 @@ def read_whole(text: str) -> ParsedReply | None:
         read = _read_lines(unix)
     if read is None:
         return None
-    steps, reader, rest = read
+    columns, reader, rest = read
     if CASED_NON_ASCII.search(rest) is None:  # canonical heads are ASCII and "→"
         step_word = _STEP_WORD_LOWER.search(rest.lower())
     else:
         step_word = _STEP_WORD.search(rest)
     outside = rest if not reader.steps and len(stripped) == len(text) and step_word is None else None
-    return reply_of(stripped, reader, steps, final_path_of_text(unix), outside)
+    return ParsedReply.of_text(stripped, reader, columns, partial(final_path_of_text, unix), outside)

@@ -17,9 +17,10 @@ same text with the same groups. Labels are found by `labels.Label`, in the text 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from functools import lru_cache
+from collections.abc import Callable, Sequence
+from functools import lru_cache, partial
+from itertools import repeat
+from operator import itemgetter
 from typing import NamedTuple
 
 from .grid import Cell, direction_between
@@ -53,6 +54,10 @@ CONFIDENCE_LOG = Label("confidence_log", "confidence_log")
 FINAL_PATH = Label("final_path", "final_path")
 LOG_ENTRY = re.compile(r"step\s*(\d+)\s*[:=]\s*(\d{1,3}(?:\.\d+)?)\s*%?", re.I)
 PATH_ONLY = re.compile(r"^[\s\d,()→\->=.*`\[\]]*$")
+# whole percentages as the canonical STEP line writes them ("0" to "100", "00" to "09") -> confidence
+PERCENT_OF = {token: int(token) / 100.0 for token in [*map(str, range(101)), *(f"0{d}" for d in range(10))]}
+_LINE_NO = itemgetter(5)
+_new_tuple = tuple.__new__
 
 
 class StepLine(NamedTuple):
@@ -69,25 +74,168 @@ class StepLine(NamedTuple):
     line_no: int
 
 
-@dataclass(frozen=True)
-class ParsedReply:
-    """Everything the reply states, nothing verified."""
+class StepColumns(NamedTuple):
+    """Canonical STEP lines as the fast reader found them, column by column (see `parse_fast`).
 
-    steps: tuple[StepLine, ...] = ()
-    unreadable_steps: tuple[int, ...] = ()
-    invalid_confidences: int = 0
-    dead_ends: tuple[Cell | None, ...] = ()
-    loops: tuple[Cell | None, ...] = ()
-    strategy_changes: int = 0
-    backtrack_count: int | None = None
-    hallucination_count: int | None = None
-    confidence_log: dict[int, float] = field(default_factory=dict)
-    final_path: tuple[Cell, ...] | None = None
-    # Not part of what the reply states (left out of equality): when not None, the reply held no
-    # think block and no "step" word outside the heads of its canonical STEP lines (each of which
-    # is one of `steps`); this is the rest of its text (other lines, reasons) joined by newlines,
-    # which a reader that scans the whole reply for STEP lines or keywords may scan instead.
-    outside_steps: str | None = field(default=None, compare=False, repr=False)
+    A cell is kept as its label "r,c" and a confidence as its percent text: a scorer that knows
+    the maze maps them to what it needs with one lookup each, and `ParsedReply.steps` turns them
+    into StepLines only when asked.
+    """
+
+    numbers: list[str]
+    cells: list[str]
+    directions: list[str]
+    percents: list[str]
+    line_nos: list[int]
+
+
+_UNREAD: object = object()  # a label field not read from the text yet
+_FIELDS = ("steps", "unreadable_steps", "invalid_confidences", "dead_ends", "loops", "strategy_changes",
+           "backtrack_count", "hallucination_count", "confidence_log", "final_path")  # fmt: skip
+
+
+class ParsedReply:
+    """Everything the reply states, nothing verified; compared and shown field by field, like a dataclass.
+
+    A parser builds it with `ParsedReply.of_text`, which reads the label fields (FINAL_PATH,
+    CONFIDENCE_LOG, the claimed counts) and the StepLines of canonical lines only when first asked
+    for: the interactive mode parses a dozen replies per trial and needs the labels of one, and a
+    replay whose every step states its confidence never looks at CONFIDENCE_LOG. Treat it as frozen.
+    """
+
+    __slots__ = ("_backtrack_count", "_columns", "_confidence_log", "_final_path", "_final_path_of",
+                 "_hallucination_count", "_other_steps", "_steps", "_text", "dead_ends", "invalid_confidences",
+                 "loops", "outside_steps", "strategy_changes", "unreadable_steps")  # fmt: skip
+
+    def __init__(
+        self,
+        steps: tuple[StepLine, ...] = (),
+        unreadable_steps: tuple[int, ...] = (),
+        invalid_confidences: int = 0,
+        dead_ends: tuple[Cell | None, ...] = (),
+        loops: tuple[Cell | None, ...] = (),
+        strategy_changes: int = 0,
+        backtrack_count: int | None = None,
+        hallucination_count: int | None = None,
+        confidence_log: dict[int, float] | None = None,
+        final_path: tuple[Cell, ...] | None = None,
+        outside_steps: str | None = None,
+    ) -> None:
+        self._steps: tuple[StepLine, ...] | None = steps
+        self._columns: StepColumns | None = None
+        self._other_steps: list[StepLine] = []
+        self.unreadable_steps = unreadable_steps
+        self.invalid_confidences = invalid_confidences
+        self.dead_ends = dead_ends
+        self.loops = loops
+        self.strategy_changes = strategy_changes
+        self._backtrack_count: object = backtrack_count
+        self._hallucination_count: object = hallucination_count
+        self._confidence_log: object = {} if confidence_log is None else confidence_log
+        self._final_path: object = final_path
+        self._final_path_of: Callable[[], tuple[Cell, ...] | None] | None = None
+        self._text = ""
+        # Not part of what the reply states (left out of equality): when not None, the reply held no
+        # think block and no "step" word outside the heads of its canonical STEP lines (each of which
+        # is one of `steps`); this is the rest of its text (other lines, reasons) joined by newlines,
+        # which a reader that scans the whole reply for STEP lines or keywords may scan instead.
+        self.outside_steps = outside_steps
+
+    @classmethod
+    def of_text(
+        cls,
+        text: str,
+        reader: LineReader,
+        columns: StepColumns | None,
+        final_path_of: Callable[[], tuple[Cell, ...] | None],
+        outside: str | None,
+    ) -> ParsedReply:
+        """The reply of a (think-stripped) `text` whose lines `reader` has read; canonical steps in `columns`."""
+        parsed = cls(
+            unreadable_steps=tuple(reader.unreadable),
+            invalid_confidences=reader.invalid,
+            dead_ends=tuple(reader.dead_ends),
+            loops=tuple(reader.loops),
+            strategy_changes=reader.strategy,
+            outside_steps=outside,
+        )
+        parsed._text = text
+        parsed._backtrack_count = parsed._hallucination_count = parsed._confidence_log = _UNREAD
+        parsed._final_path = _UNREAD
+        parsed._final_path_of = final_path_of
+        if columns is not None and columns.numbers:
+            parsed._steps = None
+            parsed._columns = columns
+            parsed._other_steps = reader.steps
+        else:
+            parsed._steps = tuple(reader.steps)
+        return parsed
+
+    @property
+    def steps(self) -> tuple[StepLine, ...]:
+        if self._steps is None:
+            assert self._columns is not None
+            numbers, cells, directions, percents, line_nos = self._columns
+            fields = zip(
+                map(int, numbers), map(cell_of, cells), directions, repeat(None), map(PERCENT_OF.__getitem__, percents),
+                line_nos,
+            )  # fmt: skip
+            steps = list(map(_new_tuple, repeat(StepLine), fields))  # StepLine(*f), without a Python frame each
+            if self._other_steps:
+                steps = sorted(steps + self._other_steps, key=_LINE_NO)
+            self._steps = tuple(steps)
+        return self._steps
+
+    @property
+    def step_count(self) -> int:
+        """len(steps), without building them."""
+        if self._steps is None and self._columns is not None:
+            return len(self._columns.numbers) + len(self._other_steps)
+        return len(self.steps)
+
+    @property
+    def step_columns(self) -> StepColumns | None:
+        """The steps as columns when every one of them is a canonical line (the fast reader's), else None."""
+        return self._columns if self._columns is not None and not self._other_steps else None
+
+    @property
+    def backtrack_count(self) -> int | None:
+        if self._backtrack_count is _UNREAD:
+            self._backtrack_count, self._hallucination_count = claimed_counts(self._text)
+        return self._backtrack_count  # type: ignore[return-value]
+
+    @property
+    def hallucination_count(self) -> int | None:
+        if self._hallucination_count is _UNREAD:
+            self._backtrack_count, self._hallucination_count = claimed_counts(self._text)
+        return self._hallucination_count  # type: ignore[return-value]
+
+    @property
+    def confidence_log(self) -> dict[int, float]:
+        if self._confidence_log is _UNREAD:
+            self._confidence_log = confidence_log_of(self._text)
+        return self._confidence_log  # type: ignore[return-value]
+
+    @property
+    def final_path(self) -> tuple[Cell, ...] | None:
+        if self._final_path is _UNREAD:
+            assert self._final_path_of is not None
+            self._final_path = self._final_path_of()
+        return self._final_path  # type: ignore[return-value]
+
+    def fields(self) -> tuple[object, ...]:
+        """What the reply states, in field order (what equality compares)."""
+        return tuple(getattr(self, name) for name in _FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ParsedReply):
+            return NotImplemented
+        return self.fields() == other.fields()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "ParsedReply(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in _FIELDS) + ")"
 
 
 def strip_think_blocks(text: str) -> str:
@@ -275,26 +423,6 @@ def claimed_counts(text: str) -> tuple[int | None, int | None]:
     )
 
 
-def reply_of(
-    text: str, reader: LineReader, steps: Sequence[StepLine], final_path: tuple[Cell, ...] | None, outside: str | None
-) -> ParsedReply:
-    """The ParsedReply of a (think-stripped) `text` whose lines `reader` has read."""
-    backtrack_count, hallucination_count = claimed_counts(text)
-    return ParsedReply(
-        steps=tuple(steps),
-        unreadable_steps=tuple(reader.unreadable),
-        invalid_confidences=reader.invalid,
-        dead_ends=tuple(reader.dead_ends),
-        loops=tuple(reader.loops),
-        strategy_changes=reader.strategy,
-        backtrack_count=backtrack_count,
-        hallucination_count=hallucination_count,
-        confidence_log=confidence_log_of(text),
-        final_path=final_path,
-        outside_steps=outside,
-    )
-
-
 def parse_by_lines(text: str) -> ParsedReply:
     """The definition: strip think blocks, read every line (`str.splitlines`), find the labels."""
     text = strip_think_blocks(text)
@@ -302,4 +430,4 @@ def parse_by_lines(text: str) -> ParsedReply:
     reader = LineReader()
     for line_no, raw in enumerate(lines, start=1):
         reader.read(raw, line_no)
-    return reply_of(text, reader, reader.steps, final_path_of_lines(lines), None)
+    return ParsedReply.of_text(text, reader, None, partial(final_path_of_lines, lines), None)

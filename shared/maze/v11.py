@@ -28,6 +28,7 @@ from .metrics import v11_formulas
 from .labels import Label
 from .parse import ParsedReply
 from .parse_fast import tight_cells
+from .parse_lines import PERCENT_OF, cell_of
 
 V11_LABEL = "HalluMaze v1.1 scoring as coded (self-reports merged with max; CE as coded); for comparison only"
 
@@ -119,15 +120,16 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
     name_of = NAME_OF_DELTA
     outside = parsed.outside_steps if parsed is not None else None
     confidences: list[float | None]
-    step_cells: list[Cell]
+    labels: list[str]  # the STEP lines' cells, "r,c"
     if parsed is not None and outside is not None:
         lower = outside.lower()
-        step_cells = list(map(_SECOND, parsed.steps))  # StepLine.cell
-        confidences = list(map(_FIFTH, parsed.steps))  # StepLine.confidence; canonical: percent / 100, as below
+        columns = parsed.step_columns  # every step is a canonical line (None: there is none)
+        labels = columns.cells if columns is not None else []
+        confidences = list(map(PERCENT_OF.__getitem__, columns.percents)) if columns is not None else []
     else:
         lower = text.lower()
         steps = _V11_STEP.findall(text)
-        step_cells = [(int(r), int(c)) for _, r, c, _, _ in steps]
+        labels = [f"{int(r)},{int(c)}" for _, r, c, _, _ in steps]
         confidences = [int(conf) / 100.0 if conf else None for *_, conf in steps]
     path: list[Cell] | None = None
     path_match = _V11_PATH.first(text)
@@ -139,7 +141,7 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
         if len(coords) >= 2:
             path = coords
     # the STEP cells are only needed when there is no FINAL_PATH to check
-    checked = path or (step_cells if len(step_cells) > 1 else None)
+    checked = path or (list(map(cell_of, labels)) if len(labels) > 1 else None)
     halls, first, valid = 0, -1, False
     opened: list[bool] = []  # per pair of `checked`: an open passage (no count changes there)
     if checked and len(checked) > 1:

@@ -19,7 +19,8 @@ Rules (unchanged since hallumaze v2):
 These rules live in one place, `_walk`: a single pass over the declared moves on flat cell
 indices (`r * N + c`; a cell outside the grid, which a teleport or a jump can name, gets an
 index past the grid's). `Trajectory.moves` re-runs that same pass with a recorder for the
-per-move view; nothing else replays.
+per-move view. The one other replay, `verify_fast`, takes only well-formed walks (no teleport,
+no illegal move), where the rules reduce to table lookups and the stack; tests hold it to `_walk`.
 
 `check_final_path` applies the FINAL_PATH rules: starts at (0,0), ends at (N-1,N-1), unit
 moves only, no wall crossed. SR is 1 only then.
@@ -36,6 +37,7 @@ from typing import NamedTuple
 
 from .grid import CODE, DELTA, Cell, Maze, direction_between
 from .parse import ParsedReply, StepLine
+from .verify_fast import walk_of_columns, walk_of_steps
 
 
 class Move(NamedTuple):
@@ -282,8 +284,17 @@ def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Tra
     """Replay the STEP lines (or, without any, the FINAL_PATH) from the start cell.
 
     `walls_block` is the interactive environment's physics: a wall stops the move (the model
-    was told so) instead of the replay following the model through it.
+    was told so) instead of the replay following the model through it. A well-formed walk is
+    taken by `verify_fast` (the same result in fewer steps); any other by `_walk`.
     """
+    columns = parsed.step_columns
+    if columns is not None:
+        fields = walk_of_columns(maze, columns)
+    else:
+        steps, source = _steps_of(parsed)
+        fields = walk_of_steps(maze, parsed, steps, source)
+    if fields is not None:
+        return Trajectory(**fields, replayed=(maze, parsed, walls_block))
     return _walk(maze, parsed, walls_block)
 
 
