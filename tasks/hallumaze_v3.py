@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v3'
 HB_PROTOCOL_VERSION = 3
-HB_PAYLOAD_SHA256 = 'f1bd2902babf553d62333a3e36254afba400dcdc528110f20b44080b713b3a29'
+HB_PAYLOAD_SHA256 = '83ce964eb3dff62a3a6ab272f7a746a107cb5eac084413a9039440513c30ebbe'
 HB_TAG = 'hallumaze/v3'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -948,7 +948,7 @@ def _score(trial: Trial, walk: _Walk, every: list[ParsedReply], turns: int, reac
     return scores
 '''
 
-# %% embedded module maze/labels.py sha256=01550e52df261aabea7c99826add828acc61d0a48625445ae1be8ce3bd1fab90
+# %% embedded module maze/labels.py sha256=1d564e254e50be353f00c7f555581c81807d2ddbb2f4fd5afa8a6c5e7ba467ce
 HB_MODULES['maze/labels.py'] = r'''"""Where a label of the answer format (BACKTRACK_COUNT, CONFIDENCE_LOG, FINAL_PATH, ...) stands in a reply.
 
 Labels are matched case-insensitively, the way `re.IGNORECASE` matches (simple case folding,
@@ -1007,14 +1007,6 @@ class Label:
             if match is not None:
                 return match
         return None
-
-    def starts_before(self, text: str, stop: int) -> Iterator[re.Match[str]]:
-        """Matches that start before `stop`, from the last one back."""
-        starts = [c.start() for c in self._candidates.finditer(text, self._offset, stop + self._offset)]
-        for at in reversed(starts):
-            match = self.pattern.match(text, at - self._offset)
-            if match is not None:
-                yield match
 '''
 
 # %% embedded module maze/lures.py sha256=ac8f692b0c684984886788a063009f9f4890c923933f80964bf929ba163bde54
@@ -1111,7 +1103,7 @@ def lure_behaviour(
     return {"exposures": exposures, "follows": follows, "resists": resists}
 '''
 
-# %% embedded module maze/metrics.py sha256=1c18f1642bcd3c1022694f46fd11209091b4fdeb4a5ddd91d6ce3c0452bd47f5
+# %% embedded module maze/metrics.py sha256=f6b7dd5e48ce75909dc2f63db81e75c63faee472209e8d9901faf1a189971ac9
 HB_MODULES['maze/metrics.py'] = r'''"""Per-trial metrics: HalluMaze v1.1's HRR and MEI fed only with verified counts, BRS as lure resistance.
 
 Formulas, with SR, HC, FHR, BT, LT from `verify` (HRR, MEI: v1.1, `hallumaze.py` `ResponseParser.parse`):
@@ -1150,7 +1142,6 @@ from .calibration import trial_calibration
 from .grid import Maze
 from .parse import ParsedReply
 from .verify import FinalPathCheck, Trajectory
-
 
 SCORE_WEIGHTS = {"mei": 0.5, "ce": 0.3, "brs": 0.2}
 # which parts a trial's score stands on -> `score_basis` (v2's names where v2 had the case)
@@ -1317,7 +1308,7 @@ def parse_reply(text: str) -> ParsedReply:
     return whole if whole is not None else parse_by_lines(text)
 '''
 
-# %% embedded module maze/parse_fast.py sha256=a37e448544a830a935eff440d4f917bdc9136ed4605d578a26e9e9bb3f16f026
+# %% embedded module maze/parse_fast.py sha256=98b7221dc041a34b780d38f598b56200e545555c7dbfb95b765924511e667b2c
 HB_MODULES['maze/parse_fast.py'] = r'''"""`parse_lines.parse_by_lines` at C speed for replies in the answer format: same result, fewer Python steps.
 
 A reply can hold hundreds of STEP lines and every rescore reads every reply again. Here one
@@ -1376,7 +1367,7 @@ _FIRST, _SECOND = itemgetter(0), itemgetter(1)
 
 
 def _read_lines(text: str) -> tuple[StepColumns, LineReader, str] | None:
-    """Canonical steps, the other lines read, and the text outside canonical heads; None unless "\n" is the only break."""
+    """Canonical steps, the other lines read, the text outside canonical heads; None unless "\n" is the only break."""
     columns = list(zip(*_EVERY_LINE.findall(text), strict=True))
     wholes = columns[8]
     others = list(compress(zip(count(1), wholes), wholes))
@@ -1479,7 +1470,7 @@ def read_whole(text: str) -> ParsedReply | None:
     return ParsedReply.of_text(stripped, reader, columns, partial(final_path_of_text, unix), outside)
 '''
 
-# %% embedded module maze/parse_lines.py sha256=1615961f0e1c0f902abd6fa20be400ed689defb07bffc9e7b82df77204ef153f
+# %% embedded module maze/parse_lines.py sha256=46db2101c5176d1ba04cf2488b4c2a95c5978d7008e293e26472d0d5d8daeef6
 HB_MODULES['maze/parse_lines.py'] = r'''"""What a reply in the HalluMaze answer format states, read line by line: the definition of parsing.
 
 Parsing only records what the model *wrote*; whether any of it is true is decided by `verify`.
@@ -1525,9 +1516,7 @@ _ARROWS = {"↑": "N", "↓": "S", "→": "E", "←": "W"}
 _KOREAN = {"북": "N", "남": "S", "동": "E", "서": "W"}
 _CONFIDENCE = re.compile(r"(?:confidence|conf\.?|certainty|확신도)\s*(?:[:=]\s*)?(\d{1,3}(?:\.\d+)?)\s*(%?)", re.I)
 _BARE_PERCENT = re.compile(r"\|\s*(\d{1,3}(?:\.\d+)?)\s*%")
-DEAD_END = re.compile(
-    r"dead(?:_end(?:\s+(?:at|@))?\s*| end\s+(?:at|@)\s*(?=\())(?:\(\s*(\d+)\s*,\s*(\d+)\s*\))?", re.I
-)
+DEAD_END = re.compile(r"dead(?:_end(?:\s+(?:at|@))?\s*| end\s+(?:at|@)\s*(?=\())(?:\(\s*(\d+)\s*,\s*(\d+)\s*\))?", re.I)
 LOOP = re.compile(r"loop[_ ]detected(?:\s+(?:at|@))?\s*(?:\(\s*(\d+)\s*,\s*(\d+)\s*\))?", re.I)
 STRATEGY = re.compile(r"strategy[_ ]change", re.I)
 BACKTRACK_COUNT = Label("backtrack_count", r"backtrack_count\W{0,6}(\d+)")
@@ -2391,7 +2380,7 @@ def _materialised(
     return maze, solution, place_lures(maze, solution, seed), tuple(lure_slots(maze, solution))
 '''
 
-# %% embedded module maze/v11.py sha256=bef0b63a1122750544c1bb4659c25366d4a474de2af20ec5bfe025b4b8b7591d
+# %% embedded module maze/v11.py sha256=e60bcc9c7161d104ce9107fdf0d57c5e0b4fb657f9679f351076669744e36420
 HB_MODULES['maze/v11.py'] = r'''"""Interoperability with HalluMaze v1.1: read its maze encoding, and score a reply the v1.1 way.
 
 `read_maze_text` accepts the v1.1 text encoding as it appears in the original prompts and logs
@@ -2417,9 +2406,9 @@ from operator import is_not, itemgetter
 from typing import Any
 
 from .grid import BIT, NAME_OF_DELTA, OPPOSITE, Cell, Maze, step
+from .labels import Label
 from .lures import Lure
 from .metrics import v11_formulas
-from .labels import Label
 from .parse import ParsedReply
 from .parse_fast import tight_cells
 from .parse_lines import PERCENT_OF, cell_of
@@ -2589,7 +2578,7 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
     }
 '''
 
-# %% embedded module maze/verify.py sha256=2df895dd904556bd2535c68b35489c38d0717ec6f1e15c5462ad8a9d8e0d670d
+# %% embedded module maze/verify.py sha256=831457694bee23bd799d48ffe178001750dbf45bdd1b3de77ef5bec331091bf2
 HB_MODULES['maze/verify.py'] = r'''"""Replay what the model wrote against the maze: every count that matters is decided here.
 
 Rules (unchanged since hallumaze v2):
@@ -2704,7 +2693,7 @@ def _path_as_steps(path: Sequence[Cell]) -> list[StepLine]:
     out: list[StepLine] = []
     for i, (a, b) in enumerate(itertools.pairwise(path), start=1):
         name = direction_between(a, b)
-        out.append(StepLine(i, a, name, None, None, 0))
+        out.append(StepLine(i, a, name, None if name else b, None, 0))
     return out
 
 
@@ -2915,10 +2904,9 @@ def check_final_path(maze: Maze, path: Sequence[Cell] | None, solution: Sequence
         valid=valid,
         is_solution=list(path) == list(solution),
     )
-
 '''
 
-# %% embedded module maze/verify_fast.py sha256=e316f5019e3170a1631b2086043d2d1af7a0521d0c07dda4fa437d43d5086045
+# %% embedded module maze/verify_fast.py sha256=ba8c1301c55d6ae2edf9434edbbfd29ca9c5c0013ec5c18027c6d84080ac14e9
 HB_MODULES['maze/verify_fast.py'] = r'''"""`verify.replay` for well-formed walks, in a few C-level passes: same Trajectory, fewer Python steps.
 
 Most replies, and every simulated baseline, declare a walk in which each step starts where the
@@ -2968,7 +2956,11 @@ def well_formed_walk(
 ) -> dict[str, Any] | None:
     """The Trajectory's fields (but `replayed`) of moves declared from cells `at` (flat indices, None outside
     the grid) when they walk from the start, each from where the last one ended, all legal; else None."""
-    codes = list(map(CODE.get, directions))
+    codes = (
+        [CODE.get(d) if d is not None else None for d in directions]
+        if None in directions
+        else [*map(CODE.__getitem__, cast("list[str]", directions))]
+    )
     if not at or at[0] != 0 or None in at or None in codes:
         return None
     starts, moves = cast("list[int]", at), cast("list[int]", codes)

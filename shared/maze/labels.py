@@ -56,11 +56,3 @@ class Label:
             if match is not None:
                 return match
         return None
-
-    def starts_before(self, text: str, stop: int) -> Iterator[re.Match[str]]:
-        """Matches that start before `stop`, from the last one back."""
-        starts = [c.start() for c in self._candidates.finditer(text, self._offset, stop + self._offset)]
-        for at in reversed(starts):
-            match = self.pattern.match(text, at - self._offset)
-            if match is not None:
-                yield match

@@ -37,7 +37,6 @@ from .grid import Maze
 from .parse import ParsedReply
 from .verify import FinalPathCheck, Trajectory
 
-
 SCORE_WEIGHTS = {"mei": 0.5, "ce": 0.3, "brs": 0.2}
 # which parts a trial's score stands on -> `score_basis` (v2's names where v2 had the case)
 BASIS = {

@@ -56,7 +56,7 @@ _FIRST, _SECOND = itemgetter(0), itemgetter(1)
 
 
 def _read_lines(text: str) -> tuple[StepColumns, LineReader, str] | None:
-    """Canonical steps, the other lines read, and the text outside canonical heads; None unless "\n" is the only break."""
+    """Canonical steps, the other lines read, the text outside canonical heads; None unless "\n" is the only break."""
     columns = list(zip(*_EVERY_LINE.findall(text), strict=True))
     wholes = columns[8]
     others = list(compress(zip(count(1), wholes), wholes))

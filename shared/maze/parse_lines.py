@@ -43,9 +43,7 @@ _ARROWS = {"↑": "N", "↓": "S", "→": "E", "←": "W"}
 _KOREAN = {"북": "N", "남": "S", "동": "E", "서": "W"}
 _CONFIDENCE = re.compile(r"(?:confidence|conf\.?|certainty|확신도)\s*(?:[:=]\s*)?(\d{1,3}(?:\.\d+)?)\s*(%?)", re.I)
 _BARE_PERCENT = re.compile(r"\|\s*(\d{1,3}(?:\.\d+)?)\s*%")
-DEAD_END = re.compile(
-    r"dead(?:_end(?:\s+(?:at|@))?\s*| end\s+(?:at|@)\s*(?=\())(?:\(\s*(\d+)\s*,\s*(\d+)\s*\))?", re.I
-)
+DEAD_END = re.compile(r"dead(?:_end(?:\s+(?:at|@))?\s*| end\s+(?:at|@)\s*(?=\())(?:\(\s*(\d+)\s*,\s*(\d+)\s*\))?", re.I)
 LOOP = re.compile(r"loop[_ ]detected(?:\s+(?:at|@))?\s*(?:\(\s*(\d+)\s*,\s*(\d+)\s*\))?", re.I)
 STRATEGY = re.compile(r"strategy[_ ]change", re.I)
 BACKTRACK_COUNT = Label("backtrack_count", r"backtrack_count\W{0,6}(\d+)")

@@ -28,9 +28,9 @@ from typing import Any
 
 from .. import stats
 from ..rows import play_row
+from ..taskfile.reader import FrozenProtocol, TaskFile
 from . import task_v3
 from .aggregate import aggregate_rows, ariadne_summary, mirage_pairs, scored
-from ..taskfile.reader import FrozenProtocol, TaskFile
 from .baseline_cache import task_baselines
 from .baselines import baseline_rows
 from .compact import read_cells, read_ints
@@ -334,7 +334,11 @@ def _human_rows(
 
 
 def _add_human_file(
-    path: Path, frozen: FrozenProtocol | None, taken: set[str], problems: list[str], out: dict[str, list[dict[str, Any]]]
+    path: Path,
+    frozen: FrozenProtocol | None,
+    taken: set[str],
+    problems: list[str],
+    out: dict[str, list[dict[str, Any]]],
 ) -> None:
     try:
         name, rows = human_baseline_rows(path, frozen)

@@ -23,9 +23,9 @@ from operator import is_not, itemgetter
 from typing import Any
 
 from .grid import BIT, NAME_OF_DELTA, OPPOSITE, Cell, Maze, step
+from .labels import Label
 from .lures import Lure
 from .metrics import v11_formulas
-from .labels import Label
 from .parse import ParsedReply
 from .parse_fast import tight_cells
 from .parse_lines import PERCENT_OF, cell_of

@@ -112,7 +112,7 @@ def _path_as_steps(path: Sequence[Cell]) -> list[StepLine]:
     out: list[StepLine] = []
     for i, (a, b) in enumerate(itertools.pairwise(path), start=1):
         name = direction_between(a, b)
-        out.append(StepLine(i, a, name, None, None, 0))
+        out.append(StepLine(i, a, name, None if name else b, None, 0))
     return out
 
 
@@ -323,4 +323,3 @@ def check_final_path(maze: Maze, path: Sequence[Cell] | None, solution: Sequence
         valid=valid,
         is_solution=list(path) == list(solution),
     )
-

@@ -47,7 +47,11 @@ def well_formed_walk(
 ) -> dict[str, Any] | None:
     """The Trajectory's fields (but `replayed`) of moves declared from cells `at` (flat indices, None outside
     the grid) when they walk from the start, each from where the last one ended, all legal; else None."""
-    codes = list(map(CODE.get, directions))
+    codes = (
+        [CODE.get(d) if d is not None else None for d in directions]
+        if None in directions
+        else [*map(CODE.__getitem__, cast("list[str]", directions))]
+    )
     if not at or at[0] != 0 or None in at or None in codes:
         return None
     starts, moves = cast("list[int]", at), cast("list[int]", codes)
