@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v3'
 HB_PROTOCOL_VERSION = 3
-HB_PAYLOAD_SHA256 = '83ce964eb3dff62a3a6ab272f7a746a107cb5eac084413a9039440513c30ebbe'
+HB_PAYLOAD_SHA256 = 'b9bb7fa6d0bc6cc45e0a317e3c54d6348f8439120f1379997999fd2d2214cf7a'
 HB_TAG = 'hallumaze/v3'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -1103,7 +1103,7 @@ def lure_behaviour(
     return {"exposures": exposures, "follows": follows, "resists": resists}
 '''
 
-# %% embedded module maze/metrics.py sha256=f6b7dd5e48ce75909dc2f63db81e75c63faee472209e8d9901faf1a189971ac9
+# %% embedded module maze/metrics.py sha256=35d4afbe095c7ad8ae48da29e26ee7586ee378ef73d13774db0173e000b1001b
 HB_MODULES['maze/metrics.py'] = r'''"""Per-trial metrics: HalluMaze v1.1's HRR and MEI fed only with verified counts, BRS as lure resistance.
 
 Formulas, with SR, HC, FHR, BT, LT from `verify` (HRR, MEI: v1.1, `hallumaze.py` `ResponseParser.parse`):
@@ -1153,22 +1153,36 @@ BASIS = {
 }
 
 
+CLAIM_CAP = 2**53
+"""A claimed count is stored as at most this (the largest count a run file's doubles hold exactly)."""
+
+
+def stored_count(value: int | None) -> int | None:
+    """A count as a row stores it: a claim beyond `CLAIM_CAP` (which a run file could not hold) as `CLAIM_CAP`."""
+    return None if value is None else min(value, CLAIM_CAP)
+
+
 def v11_formulas(*, size: int, sr: bool, hc: int, fhr: int | None, bt: int, lt: int) -> dict[str, float]:
-    """HRR, MEI and BRS exactly as v1.1 combines its counts (whatever counts it is given)."""
-    hrr = min(1.0, bt / hc) if hc > 0 else (1.0 if sr else 0.0)
+    """HRR, MEI and BRS exactly as v1.1 combines its counts (whatever counts it is given).
+
+    Written so that no count, however large a model claims it, overflows a float: `min(1, BT / HC)`
+    as a comparison first, `min(1, HC / 10)` as `min(HC, 10) / 10`; the same values otherwise.
+    """
+    hrr = (1.0 if bt >= hc else bt / hc) if hc > 0 else (1.0 if sr else 0.0)
     etr = 1.0 - fhr / (size * size) if fhr is not None and fhr > 0 else (1.0 if sr else 0.1)
     aw = 1.0 if (lt > 0 and bt > 0) or sr else 0.0
-    mei = max(0.0, min(1.0, 0.4 * hrr + 0.3 * etr + 0.2 * aw - 0.1 * min(1.0, hc / 10.0)))
+    mei = max(0.0, min(1.0, 0.4 * hrr + 0.3 * etr + 0.2 * aw - 0.1 * (min(hc, 10) / 10.0)))
     brs = 1.0 if (hc == 0 and sr) else max(0.0, 1.0 - hc / max(1, bt + hc))
     return {"hrr": hrr, "mei": mei, "brs": brs}
 
 
 def _count_claim(claimed: int | None, verified: int) -> dict[str, Any]:
+    stored = stored_count(claimed)
     return {
-        "claimed": claimed,
+        "claimed": stored,
         "verified": verified,
         "exact": None if claimed is None else claimed == verified,
-        "signed_error": None if claimed is None else claimed - verified,
+        "signed_error": None if stored is None else stored - verified,
     }
 
 
@@ -1308,18 +1322,19 @@ def parse_reply(text: str) -> ParsedReply:
     return whole if whole is not None else parse_by_lines(text)
 '''
 
-# %% embedded module maze/parse_fast.py sha256=98b7221dc041a34b780d38f598b56200e545555c7dbfb95b765924511e667b2c
+# %% embedded module maze/parse_fast.py sha256=ba5eb3b9fb2aad57446435ec57322506809bd489d023e1304fa85f4c5ffc78b8
 HB_MODULES['maze/parse_fast.py'] = r'''"""`parse_lines.parse_by_lines` at C speed for replies in the answer format: same result, fewer Python steps.
 
-A reply can hold hundreds of STEP lines and every rescore reads every reply again. Here one
-multiline scan classifies every line at once: a STEP line exactly as the prompt shows it (with
-a stated confidence, and a reason that names no dead end, loop or strategy change and holds
-nothing `clean` removes) yields exactly one StepLine and nothing else, so its groups become the
-step directly; a DEAD_END line as the prompt shows it yields that one dead end; every other line
-goes through the line-by-line reader. This holds only where "\\n" is the only line break that
-`str.splitlines` knows, so `read_whole` returns None for any other text (after turning "\\r\\n"
-into "\\n") and the caller falls back to the definition. `tests/maze/test_parse_fast.py` checks
-the two agree on generated replies.
+A reply can hold hundreds of STEP lines and every rescore reads every reply again. Here each
+line is classified by one C-level pattern call, with no Python step per line: a STEP line
+exactly as the prompt shows it (with a stated confidence, and a reason that names no dead end,
+loop or strategy change and holds nothing `clean` removes) yields exactly one StepLine and
+nothing else, so its groups become the step's columns directly; a DEAD_END line as the prompt
+shows it yields that one dead end; blank lines and lines that can state nothing are passed
+over; only the rest goes through the line-by-line reader. This holds only where "\\n" is the
+only line break that `str.splitlines` knows, so `read_whole` returns None for any other text
+(after turning "\\r\\n" into "\\n") and the caller falls back to the definition.
+`tests/maze/test_parse_fast.py` checks the two agree on generated replies.
 
 Besides the parse, `read_whole` records `outside_steps` (see `ParsedReply`), which lets the v1.1
 scorer skip its own scan for STEP lines.
@@ -1329,8 +1344,8 @@ from __future__ import annotations
 
 import re
 from functools import partial
-from itertools import compress, count
-from operator import itemgetter
+from itertools import compress
+from operator import itemgetter, not_
 
 from .grid import Cell
 from .parse_lines import (
@@ -1341,17 +1356,18 @@ from .parse_lines import (
     ParsedReply,
     StepColumns,
     cell_of,
+    cells_of,
     strip_think_blocks,
 )
 
-# Per line, one of: the groups of a canonical STEP line (its cell as "r,c" in group 2, its reason
-# in group 5); a canonical DEAD_END line (group 6, its cell in 7 and 8); the whole line (group 9).
-_EVERY_LINE = re.compile(
-    r"^(?:STEP (\d+): \((\d+,\d+)\) → \[([NSEW])\] \| confidence: (100|\d{1,2})%"
-    r"(?: \| ((?i:(?!dead|loop|strategy)[^*`\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*))?$"
-    r"|(DEAD_END at \((\d+),(\d+)\)(?i:(?!dead|loop|strategy|step)[^*`_\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*)$"
-    r"|(.*))",
-    re.M,
+# A STEP line as the prompt shows it, with a confidence and a plain reason (groups: number, cell "r,c",
+# direction, percent, reason), and a DEAD_END line as the prompt shows it (groups: row, column).
+_CANONICAL_STEP = re.compile(
+    r"STEP (\d+): \((\d+,\d+)\) → \[([NSEW])\] \| confidence: (100|\d{1,2})%"
+    r"(?: \| ((?i:(?!dead|loop|strategy)[^*`\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*))?"
+)
+_CANONICAL_DEAD_END = re.compile(
+    r"DEAD_END at \((\d+),(\d+)\)(?i:(?!dead|loop|strategy|step)[^*`_\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*"
 )
 _ODD_BREAK = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")  # line breaks of `splitlines` besides "\n"
 # Non-ASCII characters outside a few caseless blocks (punctuation, arrows, box drawing, CJK
@@ -1364,45 +1380,39 @@ _STEP_WORD_LOWER = re.compile(r"step\s")
 _TIGHT_CELL = re.compile(r"\((\d+,\d+)\)")
 _SPACE = re.compile(r"\s")
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
+_GROUPS = re.Match.groups
 
 
 def _read_lines(text: str) -> tuple[StepColumns, LineReader, str] | None:
     """Canonical steps, the other lines read, the text outside canonical heads; None unless "\n" is the only break."""
-    columns = list(zip(*_EVERY_LINE.findall(text), strict=True))
-    wholes = columns[8]
-    others = list(compress(zip(count(1), wholes), wholes))
-    dead_end_lines = columns[5]
-    rest = "\n".join([*(raw for _, raw in others), *filter(None, dead_end_lines), *filter(None, columns[4])]) + "\n"
+    split = text.split("\n")
+    numbered = list(compress(enumerate(split, start=1), split))  # empty lines state nothing
+    lines = list(map(_SECOND, numbered))
+    step_matches = list(map(_CANONICAL_STEP.fullmatch, lines))
+    steps = list(map(_GROUPS, filter(None, step_matches)))
+    others = list(compress(numbered, map(not_, step_matches)))
+    dead_matches = list(map(_CANONICAL_DEAD_END.fullmatch, map(_SECOND, others)))
+    plain = list(compress(others, map(not_, dead_matches)))
+    columns = list(zip(*steps, strict=True)) or [(), (), (), (), ()]
+    rest = "\n".join([*map(_SECOND, plain), *(m.group() for m in filter(None, dead_matches)),
+                      *filter(None, columns[4])]) + "\n"  # fmt: skip
     if _ODD_BREAK.search(rest) is not None:
         return None
     reader = LineReader()
-    for line_no, raw in others:
-        reader.read(raw, line_no)
-    if any(dead_end_lines):
-        cells: list[Cell | None] = list(
-            zip(map(int, filter(None, columns[6])), map(int, filter(None, columns[7])), strict=True)
-        )
+    reader.read_lines(plain)
+    if any(dead_matches):
+        dead_lines = list(compress(map(_FIRST, others), dead_matches))
+        cells: list[Cell | None] = [cell_of(f"{m.group(1)},{m.group(2)}") for m in filter(None, dead_matches)]
         if reader.dead_ends:  # both kinds of line: back into line order (one line, one source)
             merged = sorted(
-                zip(
-                    [*compress(count(1), dead_end_lines), *reader.dead_end_lines],
-                    [*cells, *reader.dead_ends],
-                    strict=True,
-                ),
-                key=_FIRST,
+                zip([*dead_lines, *reader.dead_end_lines], [*cells, *reader.dead_ends], strict=True), key=_FIRST
             )
             reader.dead_ends = list(map(_SECOND, merged))
         else:
             reader.dead_ends = cells
-    numbers = columns[0]
-    steps = StepColumns(
-        list(filter(None, numbers)),
-        list(filter(None, columns[1])),
-        list(filter(None, columns[2])),
-        list(filter(None, columns[3])),
-        list(compress(count(1), numbers)),
-    )
-    return steps, reader, rest
+    numbers, cells_column, directions, percents = (list(column) for column in columns[:4])
+    line_nos = list(compress(map(_FIRST, numbered), step_matches))
+    return StepColumns(numbers, cells_column, directions, percents, line_nos), reader, rest
 
 
 def tight_cells(text: str) -> list[Cell] | None:
@@ -1444,7 +1454,7 @@ def final_path_of_text(text: str) -> tuple[Cell, ...] | None:
         joined = "".join(found)
         tight = tight_cells(joined)
         if tight is None:
-            tight = [(int(r), int(c)) for r, c in CELL.findall(joined)]
+            tight = cells_of(CELL.findall(joined))
         if tight:
             return tuple(tight)
         index -= 1
@@ -1454,11 +1464,8 @@ def final_path_of_text(text: str) -> tuple[Cell, ...] | None:
 def read_whole(text: str) -> ParsedReply | None:
     """`parse_by_lines(text)` with `outside_steps`, or None for a text with line breaks other than "\\n"."""
     stripped = strip_think_blocks(text)
-    read = _read_lines(stripped)
-    unix = stripped
-    if read is None and "\r\n" in stripped:
-        unix = stripped.replace("\r\n", "\n")
-        read = _read_lines(unix)
+    unix = stripped.replace("\r\n", "\n") if "\r" in stripped else stripped
+    read = _read_lines(unix)
     if read is None:
         return None
     columns, reader, rest = read
@@ -1470,7 +1477,7 @@ def read_whole(text: str) -> ParsedReply | None:
     return ParsedReply.of_text(stripped, reader, columns, partial(final_path_of_text, unix), outside)
 '''
 
-# %% embedded module maze/parse_lines.py sha256=46db2101c5176d1ba04cf2488b4c2a95c5978d7008e293e26472d0d5d8daeef6
+# %% embedded module maze/parse_lines.py sha256=4a9f2f3d98ccd63f7dbf52604ab1b7fe5ddbadff3d85149f64cf2b963b183d73
 HB_MODULES['maze/parse_lines.py'] = r'''"""What a reply in the HalluMaze answer format states, read line by line: the definition of parsing.
 
 Parsing only records what the model *wrote*; whether any of it is true is decided by `verify`.
@@ -1492,8 +1499,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache, partial
-from itertools import repeat
-from operator import itemgetter
+from itertools import compress, repeat
+from operator import contains, itemgetter
 from typing import NamedTuple
 
 from .grid import Cell, direction_between
@@ -1525,9 +1532,16 @@ CONFIDENCE_LOG = Label("confidence_log", "confidence_log")
 FINAL_PATH = Label("final_path", "final_path")
 LOG_ENTRY = re.compile(r"step\s*(\d+)\s*[:=]\s*(\d{1,3}(?:\.\d+)?)\s*%?", re.I)
 PATH_ONLY = re.compile(r"^[\s\d,()→\->=.*`\[\]]*$")
+# A line states something (a STEP line, a dead end, a loop, a strategy change) only if it holds one
+# of the words "step", "dead", "loop" or "strategy", in any case, with the marks `clean` removes
+# ("**", "`") maybe between their letters: `LineReader.read` of any other line is a no-op.
+_MAY_STATE = re.compile(
+    r"s[*`]*t[*`]*(?:e[*`]*p|r[*`]*a[*`]*t[*`]*e[*`]*g[*`]*y)|d[*`]*e[*`]*a[*`]*d|l[*`]*o[*`]*o[*`]*p", re.I
+)
 # whole percentages as the canonical STEP line writes them ("0" to "100", "00" to "09") -> confidence
 PERCENT_OF = {token: int(token) / 100.0 for token in [*map(str, range(101)), *(f"0{d}" for d in range(10))]}
 _LINE_NO = itemgetter(5)
+_SECOND_FIELD = itemgetter(1)
 _new_tuple = tuple.__new__
 
 
@@ -1647,10 +1661,10 @@ class ParsedReply:
         if self._steps is None:
             assert self._columns is not None
             numbers, cells, directions, percents, line_nos = self._columns
+            confidences = map(PERCENT_OF.__getitem__, percents)
             fields = zip(
-                map(int, numbers), map(cell_of, cells), directions, repeat(None), map(PERCENT_OF.__getitem__, percents),
-                line_nos,
-            )  # fmt: skip
+                map(whole_number, numbers), map(cell_of, cells), directions, repeat(None), confidences, line_nos
+            )
             steps = list(map(_new_tuple, repeat(StepLine), fields))  # StepLine(*f), without a Python frame each
             if self._other_steps:
                 steps = sorted(steps + self._other_steps, key=_LINE_NO)
@@ -1736,11 +1750,34 @@ def strip_think_blocks(text: str) -> str:
     return "".join(kept)
 
 
+MAX_DIGITS = 4300  # CPython's default limit on int() of a string (sys.get_int_max_str_digits), which hosted runs use
+_LARGEST = 10**MAX_DIGITS - 1
+
+
+def whole_number(digits: str) -> int:
+    """A run of digits as an int; a run longer than `MAX_DIGITS` as the largest number of that many digits.
+
+    Such a number means nothing in a maze (any cell it names lies outside the grid, any count it
+    claims is wrong), and `int()` refuses it: v2 crashed on it, losing the reply's score.
+    """
+    return int(digits) if len(digits) <= MAX_DIGITS else _LARGEST
+
+
+def cells_of(pairs: list[tuple[str, str]]) -> list[Cell]:
+    """`[(whole_number(r), whole_number(c)) for r, c in pairs]`, converted at C speed when no run is too long."""
+    if not pairs:
+        return []
+    rows, columns = zip(*pairs, strict=True)
+    if max(map(len, rows)) <= MAX_DIGITS and max(map(len, columns)) <= MAX_DIGITS:
+        return list(zip(map(int, rows), map(int, columns), strict=True))
+    return [(whole_number(r), whole_number(c)) for r, c in pairs]
+
+
 @lru_cache(maxsize=1 << 16)
 def cell_of(token: str) -> Cell:
     """ "3,4" -> (3, 4), for a cell of any size; cached, since a reply names the same cells again and again."""
     r, c = token.split(",")
-    return (int(r), int(c))
+    return (whole_number(r), whole_number(c))
 
 
 def clean(line: str) -> str:
@@ -1778,7 +1815,7 @@ def _direction(rest: str, origin: Cell) -> tuple[str | None, Cell | None]:
     if token is None:
         return None, None
     if token.group(1) is not None:
-        target = (int(token.group(1)), int(token.group(2)))
+        target = (whole_number(token.group(1)), whole_number(token.group(2)))
         name = direction_between(origin, target)
         return (name, None) if name is not None else (None, target)
     if token.group(3) is not None:
@@ -1795,13 +1832,18 @@ def _step_line(line: str, head: re.Match[str], line_no: int) -> tuple[StepLine |
     cell_match = CELL.search(line, head.end())
     if cell_match is None or cell_match.start() - head.end() > 12:
         return None, False
-    origin = (int(cell_match.group(1)), int(cell_match.group(2)))
+    origin = (whole_number(cell_match.group(1)), whole_number(cell_match.group(2)))
     rest = line[cell_match.end() :]
     name, target = _direction(rest, origin)
     if name is None and target is None:
         return None, False
     conf, bad = _confidence(rest)
-    return StepLine(int(head.group(1)), origin, name, target, conf, line_no), bad
+    return StepLine(whole_number(head.group(1)), origin, name, target, conf, line_no), bad
+
+
+def _cell_or_none(match: re.Match[str]) -> Cell | None:
+    """The cell of a DEAD_END or LOOP declaration (groups 1 and 2), None when it names none."""
+    return (whole_number(match.group(1)), whole_number(match.group(2))) if match.group(1) is not None else None
 
 
 class LineReader:
@@ -1817,6 +1859,11 @@ class LineReader:
         self.dead_end_lines: list[int] = []  # the line of each of `dead_ends`
         self.loops: list[Cell | None] = []
         self.strategy = 0
+
+    def read_lines(self, numbered: Sequence[tuple[int, str]]) -> None:
+        """`read` every (line number, line), passing over at C speed the lines that can state nothing."""
+        for line_no, raw in compress(numbered, map(_MAY_STATE.search, map(_SECOND_FIELD, numbered))):
+            self.read(raw, line_no)
 
     def read(self, raw: str, line_no: int) -> None:
         """Take one line: a STEP line whose head stands in its first 12 characters, and any declarations."""
@@ -1835,11 +1882,11 @@ class LineReader:
                     self.steps.append(step)
         if "dead" in lower:
             for m in DEAD_END.finditer(line):
-                self.dead_ends.append((int(m.group(1)), int(m.group(2))) if m.group(1) is not None else None)
+                self.dead_ends.append(_cell_or_none(m))
                 self.dead_end_lines.append(line_no)
         if "loop" in lower:
             for m in LOOP.finditer(line):
-                self.loops.append((int(m.group(1)), int(m.group(2))) if m.group(1) is not None else None)
+                self.loops.append(_cell_or_none(m))
         if "strategy" in lower:
             self.strategy += len(STRATEGY.findall(line))
 
@@ -1850,7 +1897,8 @@ def final_path_of_lines(lines: Sequence[str]) -> tuple[Cell, ...] | None:
     Within a line the first label counts; lines after it that hold only path characters
     (cells, arrows, commas) continue the path, up to the first blank or other line.
     """
-    for index in range(len(lines) - 1, -1, -1):
+    labelled = compress(range(len(lines)), map(contains, lines, repeat("_")))  # a label's "_" has no other case
+    for index in reversed(list(labelled)):
         line = lines[index]
         label = FINAL_PATH.first(line)
         if label is None:
@@ -1860,9 +1908,9 @@ def final_path_of_lines(lines: Sequence[str]) -> tuple[Cell, ...] | None:
         while follower < len(lines) and lines[follower].strip() and PATH_ONLY.match(lines[follower]):
             text.append(lines[follower])
             follower += 1
-        cells = tuple([(int(r), int(c)) for r, c in CELL.findall("".join(text))])
+        cells = cells_of(CELL.findall("".join(text)))
         if cells:
-            return cells
+            return tuple(cells)
     return None
 
 
@@ -1880,7 +1928,7 @@ def confidence_log_of(text: str) -> dict[int, float]:
     for number, value in LOG_ENTRY.findall(text, label.start(), len(text) if end < 0 else end):
         v = float(value)
         if v <= 100:
-            log[int(number)] = v if ("." in value and v <= 1.0) else v / 100.0
+            log[whole_number(number)] = v if ("." in value and v <= 1.0) else v / 100.0
     return log
 
 
@@ -1889,8 +1937,8 @@ def claimed_counts(text: str) -> tuple[int | None, int | None]:
     backtrack = BACKTRACK_COUNT.last(text)
     hallucination = HALLUCINATION_COUNT.last(text)
     return (
-        int(backtrack.group(1)) if backtrack is not None else None,
-        int(hallucination.group(1)) if hallucination is not None else None,
+        whole_number(backtrack.group(1)) if backtrack is not None else None,
+        whole_number(hallucination.group(1)) if hallucination is not None else None,
     )
 
 
@@ -1899,8 +1947,7 @@ def parse_by_lines(text: str) -> ParsedReply:
     text = strip_think_blocks(text)
     lines = text.splitlines()
     reader = LineReader()
-    for line_no, raw in enumerate(lines, start=1):
-        reader.read(raw, line_no)
+    reader.read_lines(list(enumerate(lines, start=1)))
     return ParsedReply.of_text(text, reader, None, partial(final_path_of_lines, lines), None)
 '''
 
@@ -2380,7 +2427,7 @@ def _materialised(
     return maze, solution, place_lures(maze, solution, seed), tuple(lure_slots(maze, solution))
 '''
 
-# %% embedded module maze/v11.py sha256=e60bcc9c7161d104ce9107fdf0d57c5e0b4fb657f9679f351076669744e36420
+# %% embedded module maze/v11.py sha256=f3411eedea58f33a9586d1307739166d5230f1337478056e0157efe6fefeeb31
 HB_MODULES['maze/v11.py'] = r'''"""Interoperability with HalluMaze v1.1: read its maze encoding, and score a reply the v1.1 way.
 
 `read_maze_text` accepts the v1.1 text encoding as it appears in the original prompts and logs
@@ -2394,7 +2441,11 @@ into measured ones with max(), every "dead end"/"막다른" mention counted as a
 counted by keyword, FINAL_PATH's start never checked, and a CE that treats every unit move as
 wrong (its direction lookup also matches the arrow keys, which are never wall attributes), so
 CE equals the mean stated confidence. One deliberate widening: STEP confidences are read after
-`confidence:` as well as `확신도:`, otherwise English replies would never carry a CE at all.
+`confidence:` as well as `확신도:`, otherwise English replies would never carry a CE at all. And
+since hallumaze v3, no reply can make this score raise or leave a value a run file cannot store:
+numbers longer than any int are read as the largest one (`parse_lines.whole_number`), a stated
+confidence over 1,000,000% as 1,000,000%, and claimed counts are stored up to 2^53
+(`metrics.stored_count`); v2 lost the reply's whole row to such an input.
 """
 
 from __future__ import annotations
@@ -2408,10 +2459,10 @@ from typing import Any
 from .grid import BIT, NAME_OF_DELTA, OPPOSITE, Cell, Maze, step
 from .labels import Label
 from .lures import Lure
-from .metrics import v11_formulas
+from .metrics import stored_count, v11_formulas
 from .parse import ParsedReply
 from .parse_fast import tight_cells
-from .parse_lines import PERCENT_OF, cell_of
+from .parse_lines import PERCENT_OF, cell_of, cells_of, whole_number
 
 V11_LABEL = "HalluMaze v1.1 scoring as coded (self-reports merged with max; CE as coded); for comparison only"
 
@@ -2484,11 +2535,16 @@ def read_maze_text(text: str) -> tuple[Maze, tuple[Lure, ...]]:
     return Maze(size=size, open_sides=tuple(sides), seed=seed), tuple(lures)
 
 
+def _percent(digits: str) -> float:
+    """v1.1's `int(conf) / 100.0`, with a stated confidence over 1,000,000% read as 1,000,000% (finite, storable)."""
+    return min(whole_number(digits), 1_000_000) / 100.0
+
+
 def _first_claims(text: str) -> tuple[int | None, int | None]:
     """The first BACKTRACK_COUNT and HALLUCINATION_COUNT, as v1.1's two `re.search` calls find them."""
     bt = _V11_BT.first(text)
     hc = _V11_HC.first(text)
-    return (int(bt.group(1)) if bt else None), (int(hc.group(1)) if hc else None)
+    return (whole_number(bt.group(1)) if bt else None), (whole_number(hc.group(1)) if hc else None)
 
 
 def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[str, Any]:
@@ -2512,15 +2568,14 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
     else:
         lower = text.lower()
         steps = _V11_STEP.findall(text)
-        labels = [f"{int(r)},{int(c)}" for _, r, c, _, _ in steps]
-        confidences = [int(conf) / 100.0 if conf else None for *_, conf in steps]
+        labels = [f"{r.lstrip('0') or '0'},{c.lstrip('0') or '0'}" for _, r, c, _, _ in steps]
+        confidences = [_percent(conf) if conf else None for *_, conf in steps]
     path: list[Cell] | None = None
     path_match = _V11_PATH.first(text)
     if path_match:
         coords = tight_cells(path_match.group(1))
         if coords is None:
-            found = _COORD.findall(path_match.group(1))
-            coords = list(zip(map(int, map(_FIRST, found)), map(int, map(_SECOND, found)), strict=True))
+            coords = cells_of(_COORD.findall(path_match.group(1)))
         if len(coords) >= 2:
             path = coords
     # the STEP cells are only needed when there is no FINAL_PATH to check
@@ -2566,9 +2621,9 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
     return {
         "label": V11_LABEL,
         "sr": 1.0 if valid else 0.0,
-        "hc": halls,
+        "hc": stored_count(halls),
         "fhr": first,
-        "bt": bt,
+        "bt": stored_count(bt),
         "lt": loops,
         "hrr": f["hrr"],
         "mei": f["mei"],
@@ -2578,7 +2633,7 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
     }
 '''
 
-# %% embedded module maze/verify.py sha256=831457694bee23bd799d48ffe178001750dbf45bdd1b3de77ef5bec331091bf2
+# %% embedded module maze/verify.py sha256=847c5ee3e2e0ae4fe47b16212687889da81039fa289aa02830c52e6715e2bb49
 HB_MODULES['maze/verify.py'] = r'''"""Replay what the model wrote against the maze: every count that matters is decided here.
 
 Rules (unchanged since hallumaze v2):
@@ -2613,10 +2668,11 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import filterfalse
+from itertools import count, filterfalse, repeat
+from operator import sub
 from typing import NamedTuple
 
-from .grid import CODE, DELTA, Cell, Maze, direction_between
+from .grid import CODE, DELTA, NAME_OF_DELTA, Cell, Maze
 from .parse import ParsedReply, StepLine
 from .verify_fast import walk_of_columns, walk_of_steps
 
@@ -2690,11 +2746,13 @@ class FinalPathCheck:
 
 
 def _path_as_steps(path: Sequence[Cell]) -> list[StepLine]:
-    out: list[StepLine] = []
-    for i, (a, b) in enumerate(itertools.pairwise(path), start=1):
-        name = direction_between(a, b)
-        out.append(StepLine(i, a, name, None if name else b, None, 0))
-    return out
+    """FINAL_PATH's cells as the moves they declare: a unit move is a direction, any other a jump to the next cell."""
+    rows, columns = map(list, zip(*path, strict=True))
+    deltas = zip(map(sub, rows[1:], rows[:-1]), map(sub, columns[1:], columns[:-1]), strict=True)
+    names = list(map(NAME_OF_DELTA.get, deltas))  # `direction_between` of each pair
+    targets = [None if name else b for name, b in zip(names, path[1:], strict=True)]
+    fields = zip(count(1), path, names, targets, repeat(None), repeat(0))
+    return list(map(_new_tuple, repeat(StepLine), fields))
 
 
 def _steps_of(parsed: ParsedReply) -> tuple[Sequence[StepLine], str]:
@@ -2704,6 +2762,9 @@ def _steps_of(parsed: ParsedReply) -> tuple[Sequence[StepLine], str]:
     if parsed.final_path and len(parsed.final_path) > 1:
         return _path_as_steps(parsed.final_path), "final_path"
     return (), "none"
+
+
+_new_tuple = tuple.__new__  # a StepLine from its fields, without a Python frame each
 
 
 class _Outside:
@@ -2747,12 +2808,19 @@ class _Outside:
         return -2 - ((r + dr) * n + c + dc) if 0 <= r + dr < n and 0 <= c + dc < n else -1
 
 
-def _walk(maze: Maze, parsed: ParsedReply, walls_block: bool, recorder: list[Move] | None = None) -> Trajectory:
+def _walk(
+    maze: Maze,
+    parsed: ParsedReply,
+    walls_block: bool,
+    recorder: list[Move] | None = None,
+    declared: tuple[Sequence[StepLine], str] | None = None,
+) -> Trajectory:
     """The replay state machine (see the module docstring), once over the declared moves.
 
-    `recorder`, when given, receives one `Move` per declared move (rows do not need them).
+    `recorder`, when given, receives one `Move` per declared move (rows do not need them);
+    `declared`: `_steps_of(parsed)`, when the caller has it already.
     """
-    steps, source = _steps_of(parsed)
+    steps, source = declared if declared is not None else _steps_of(parsed)
     log = parsed.confidence_log if source == "steps" else {}
     outside = _Outside(maze)
     index_of = maze.cell_index.get
@@ -2772,7 +2840,7 @@ def _walk(maze: Maze, parsed: ParsedReply, walls_block: bool, recorder: list[Mov
     dead_ends: list[int] = []
     teleports = backtracks = backtrack_moves = loops = loop_moves = revisits = 0
     after_backtrack = after_loop = False  # episodes are runs of consecutive flagged moves
-    for index, (number, cell, direction, declared, confidence, _) in enumerate(steps, start=1):
+    for index, (number, cell, direction, target_cell, confidence, _) in enumerate(steps, start=1):
         at = index_of(cell)
         if at is None:
             at = outside.of(cell)
@@ -2795,7 +2863,7 @@ def _walk(maze: Maze, parsed: ParsedReply, walls_block: bool, recorder: list[Mov
             if not teleport:
                 teleported.append(index)
             moved = False
-            target = position if declared is None else outside.of(declared)
+            target = position if target_cell is None else outside.of(target_cell)
         else:
             reached = table[position * 4 + CODE[direction]] if position < grid else outside.move(position, direction)
             moved = reached >= 0
@@ -2869,14 +2937,15 @@ def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Tra
     taken by `verify_fast` (the same result in fewer steps); any other by `_walk`.
     """
     columns = parsed.step_columns
+    declared = None
     if columns is not None:
         fields = walk_of_columns(maze, columns)
     else:
-        steps, source = _steps_of(parsed)
-        fields = walk_of_steps(maze, parsed, steps, source)
+        declared = _steps_of(parsed)
+        fields = walk_of_steps(maze, parsed, *declared)
     if fields is not None:
         return Trajectory(**fields, replayed=(maze, parsed, walls_block))
-    return _walk(maze, parsed, walls_block)
+    return _walk(maze, parsed, walls_block, declared=declared)
 
 
 def check_final_path(maze: Maze, path: Sequence[Cell] | None, solution: Sequence[Cell]) -> FinalPathCheck:

@@ -47,22 +47,36 @@ BASIS = {
 }
 
 
+CLAIM_CAP = 2**53
+"""A claimed count is stored as at most this (the largest count a run file's doubles hold exactly)."""
+
+
+def stored_count(value: int | None) -> int | None:
+    """A count as a row stores it: a claim beyond `CLAIM_CAP` (which a run file could not hold) as `CLAIM_CAP`."""
+    return None if value is None else min(value, CLAIM_CAP)
+
+
 def v11_formulas(*, size: int, sr: bool, hc: int, fhr: int | None, bt: int, lt: int) -> dict[str, float]:
-    """HRR, MEI and BRS exactly as v1.1 combines its counts (whatever counts it is given)."""
-    hrr = min(1.0, bt / hc) if hc > 0 else (1.0 if sr else 0.0)
+    """HRR, MEI and BRS exactly as v1.1 combines its counts (whatever counts it is given).
+
+    Written so that no count, however large a model claims it, overflows a float: `min(1, BT / HC)`
+    as a comparison first, `min(1, HC / 10)` as `min(HC, 10) / 10`; the same values otherwise.
+    """
+    hrr = (1.0 if bt >= hc else bt / hc) if hc > 0 else (1.0 if sr else 0.0)
     etr = 1.0 - fhr / (size * size) if fhr is not None and fhr > 0 else (1.0 if sr else 0.1)
     aw = 1.0 if (lt > 0 and bt > 0) or sr else 0.0
-    mei = max(0.0, min(1.0, 0.4 * hrr + 0.3 * etr + 0.2 * aw - 0.1 * min(1.0, hc / 10.0)))
+    mei = max(0.0, min(1.0, 0.4 * hrr + 0.3 * etr + 0.2 * aw - 0.1 * (min(hc, 10) / 10.0)))
     brs = 1.0 if (hc == 0 and sr) else max(0.0, 1.0 - hc / max(1, bt + hc))
     return {"hrr": hrr, "mei": mei, "brs": brs}
 
 
 def _count_claim(claimed: int | None, verified: int) -> dict[str, Any]:
+    stored = stored_count(claimed)
     return {
-        "claimed": claimed,
+        "claimed": stored,
         "verified": verified,
         "exact": None if claimed is None else claimed == verified,
-        "signed_error": None if claimed is None else claimed - verified,
+        "signed_error": None if stored is None else stored - verified,
     }
 
 

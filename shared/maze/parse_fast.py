@@ -1,14 +1,15 @@
 """`parse_lines.parse_by_lines` at C speed for replies in the answer format: same result, fewer Python steps.
 
-A reply can hold hundreds of STEP lines and every rescore reads every reply again. Here one
-multiline scan classifies every line at once: a STEP line exactly as the prompt shows it (with
-a stated confidence, and a reason that names no dead end, loop or strategy change and holds
-nothing `clean` removes) yields exactly one StepLine and nothing else, so its groups become the
-step directly; a DEAD_END line as the prompt shows it yields that one dead end; every other line
-goes through the line-by-line reader. This holds only where "\\n" is the only line break that
-`str.splitlines` knows, so `read_whole` returns None for any other text (after turning "\\r\\n"
-into "\\n") and the caller falls back to the definition. `tests/maze/test_parse_fast.py` checks
-the two agree on generated replies.
+A reply can hold hundreds of STEP lines and every rescore reads every reply again. Here each
+line is classified by one C-level pattern call, with no Python step per line: a STEP line
+exactly as the prompt shows it (with a stated confidence, and a reason that names no dead end,
+loop or strategy change and holds nothing `clean` removes) yields exactly one StepLine and
+nothing else, so its groups become the step's columns directly; a DEAD_END line as the prompt
+shows it yields that one dead end; blank lines and lines that can state nothing are passed
+over; only the rest goes through the line-by-line reader. This holds only where "\\n" is the
+only line break that `str.splitlines` knows, so `read_whole` returns None for any other text
+(after turning "\\r\\n" into "\\n") and the caller falls back to the definition.
+`tests/maze/test_parse_fast.py` checks the two agree on generated replies.
 
 Besides the parse, `read_whole` records `outside_steps` (see `ParsedReply`), which lets the v1.1
 scorer skip its own scan for STEP lines.
@@ -18,8 +19,8 @@ from __future__ import annotations
 
 import re
 from functools import partial
-from itertools import compress, count
-from operator import itemgetter
+from itertools import compress
+from operator import itemgetter, not_
 
 from .grid import Cell
 from .parse_lines import (
@@ -30,17 +31,18 @@ from .parse_lines import (
     ParsedReply,
     StepColumns,
     cell_of,
+    cells_of,
     strip_think_blocks,
 )
 
-# Per line, one of: the groups of a canonical STEP line (its cell as "r,c" in group 2, its reason
-# in group 5); a canonical DEAD_END line (group 6, its cell in 7 and 8); the whole line (group 9).
-_EVERY_LINE = re.compile(
-    r"^(?:STEP (\d+): \((\d+,\d+)\) → \[([NSEW])\] \| confidence: (100|\d{1,2})%"
-    r"(?: \| ((?i:(?!dead|loop|strategy)[^*`\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*))?$"
-    r"|(DEAD_END at \((\d+),(\d+)\)(?i:(?!dead|loop|strategy|step)[^*`_\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*)$"
-    r"|(.*))",
-    re.M,
+# A STEP line as the prompt shows it, with a confidence and a plain reason (groups: number, cell "r,c",
+# direction, percent, reason), and a DEAD_END line as the prompt shows it (groups: row, column).
+_CANONICAL_STEP = re.compile(
+    r"STEP (\d+): \((\d+,\d+)\) → \[([NSEW])\] \| confidence: (100|\d{1,2})%"
+    r"(?: \| ((?i:(?!dead|loop|strategy)[^*`\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*))?"
+)
+_CANONICAL_DEAD_END = re.compile(
+    r"DEAD_END at \((\d+),(\d+)\)(?i:(?!dead|loop|strategy|step)[^*`_\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*"
 )
 _ODD_BREAK = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")  # line breaks of `splitlines` besides "\n"
 # Non-ASCII characters outside a few caseless blocks (punctuation, arrows, box drawing, CJK
@@ -53,45 +55,39 @@ _STEP_WORD_LOWER = re.compile(r"step\s")
 _TIGHT_CELL = re.compile(r"\((\d+,\d+)\)")
 _SPACE = re.compile(r"\s")
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
+_GROUPS = re.Match.groups
 
 
 def _read_lines(text: str) -> tuple[StepColumns, LineReader, str] | None:
     """Canonical steps, the other lines read, the text outside canonical heads; None unless "\n" is the only break."""
-    columns = list(zip(*_EVERY_LINE.findall(text), strict=True))
-    wholes = columns[8]
-    others = list(compress(zip(count(1), wholes), wholes))
-    dead_end_lines = columns[5]
-    rest = "\n".join([*(raw for _, raw in others), *filter(None, dead_end_lines), *filter(None, columns[4])]) + "\n"
+    split = text.split("\n")
+    numbered = list(compress(enumerate(split, start=1), split))  # empty lines state nothing
+    lines = list(map(_SECOND, numbered))
+    step_matches = list(map(_CANONICAL_STEP.fullmatch, lines))
+    steps = list(map(_GROUPS, filter(None, step_matches)))
+    others = list(compress(numbered, map(not_, step_matches)))
+    dead_matches = list(map(_CANONICAL_DEAD_END.fullmatch, map(_SECOND, others)))
+    plain = list(compress(others, map(not_, dead_matches)))
+    columns = list(zip(*steps, strict=True)) or [(), (), (), (), ()]
+    rest = "\n".join([*map(_SECOND, plain), *(m.group() for m in filter(None, dead_matches)),
+                      *filter(None, columns[4])]) + "\n"  # fmt: skip
     if _ODD_BREAK.search(rest) is not None:
         return None
     reader = LineReader()
-    for line_no, raw in others:
-        reader.read(raw, line_no)
-    if any(dead_end_lines):
-        cells: list[Cell | None] = list(
-            zip(map(int, filter(None, columns[6])), map(int, filter(None, columns[7])), strict=True)
-        )
+    reader.read_lines(plain)
+    if any(dead_matches):
+        dead_lines = list(compress(map(_FIRST, others), dead_matches))
+        cells: list[Cell | None] = [cell_of(f"{m.group(1)},{m.group(2)}") for m in filter(None, dead_matches)]
         if reader.dead_ends:  # both kinds of line: back into line order (one line, one source)
             merged = sorted(
-                zip(
-                    [*compress(count(1), dead_end_lines), *reader.dead_end_lines],
-                    [*cells, *reader.dead_ends],
-                    strict=True,
-                ),
-                key=_FIRST,
+                zip([*dead_lines, *reader.dead_end_lines], [*cells, *reader.dead_ends], strict=True), key=_FIRST
             )
             reader.dead_ends = list(map(_SECOND, merged))
         else:
             reader.dead_ends = cells
-    numbers = columns[0]
-    steps = StepColumns(
-        list(filter(None, numbers)),
-        list(filter(None, columns[1])),
-        list(filter(None, columns[2])),
-        list(filter(None, columns[3])),
-        list(compress(count(1), numbers)),
-    )
-    return steps, reader, rest
+    numbers, cells_column, directions, percents = (list(column) for column in columns[:4])
+    line_nos = list(compress(map(_FIRST, numbered), step_matches))
+    return StepColumns(numbers, cells_column, directions, percents, line_nos), reader, rest
 
 
 def tight_cells(text: str) -> list[Cell] | None:
@@ -133,7 +129,7 @@ def final_path_of_text(text: str) -> tuple[Cell, ...] | None:
         joined = "".join(found)
         tight = tight_cells(joined)
         if tight is None:
-            tight = [(int(r), int(c)) for r, c in CELL.findall(joined)]
+            tight = cells_of(CELL.findall(joined))
         if tight:
             return tuple(tight)
         index -= 1
@@ -143,11 +139,8 @@ def final_path_of_text(text: str) -> tuple[Cell, ...] | None:
 def read_whole(text: str) -> ParsedReply | None:
     """`parse_by_lines(text)` with `outside_steps`, or None for a text with line breaks other than "\\n"."""
     stripped = strip_think_blocks(text)
-    read = _read_lines(stripped)
-    unix = stripped
-    if read is None and "\r\n" in stripped:
-        unix = stripped.replace("\r\n", "\n")
-        read = _read_lines(unix)
+    unix = stripped.replace("\r\n", "\n") if "\r" in stripped else stripped
+    read = _read_lines(unix)
     if read is None:
         return None
     columns, reader, rest = read

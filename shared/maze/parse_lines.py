@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache, partial
-from itertools import repeat
-from operator import itemgetter
+from itertools import compress, repeat
+from operator import contains, itemgetter
 from typing import NamedTuple
 
 from .grid import Cell, direction_between
@@ -52,9 +52,16 @@ CONFIDENCE_LOG = Label("confidence_log", "confidence_log")
 FINAL_PATH = Label("final_path", "final_path")
 LOG_ENTRY = re.compile(r"step\s*(\d+)\s*[:=]\s*(\d{1,3}(?:\.\d+)?)\s*%?", re.I)
 PATH_ONLY = re.compile(r"^[\s\d,()→\->=.*`\[\]]*$")
+# A line states something (a STEP line, a dead end, a loop, a strategy change) only if it holds one
+# of the words "step", "dead", "loop" or "strategy", in any case, with the marks `clean` removes
+# ("**", "`") maybe between their letters: `LineReader.read` of any other line is a no-op.
+_MAY_STATE = re.compile(
+    r"s[*`]*t[*`]*(?:e[*`]*p|r[*`]*a[*`]*t[*`]*e[*`]*g[*`]*y)|d[*`]*e[*`]*a[*`]*d|l[*`]*o[*`]*o[*`]*p", re.I
+)
 # whole percentages as the canonical STEP line writes them ("0" to "100", "00" to "09") -> confidence
 PERCENT_OF = {token: int(token) / 100.0 for token in [*map(str, range(101)), *(f"0{d}" for d in range(10))]}
 _LINE_NO = itemgetter(5)
+_SECOND_FIELD = itemgetter(1)
 _new_tuple = tuple.__new__
 
 
@@ -174,10 +181,10 @@ class ParsedReply:
         if self._steps is None:
             assert self._columns is not None
             numbers, cells, directions, percents, line_nos = self._columns
+            confidences = map(PERCENT_OF.__getitem__, percents)
             fields = zip(
-                map(int, numbers), map(cell_of, cells), directions, repeat(None), map(PERCENT_OF.__getitem__, percents),
-                line_nos,
-            )  # fmt: skip
+                map(whole_number, numbers), map(cell_of, cells), directions, repeat(None), confidences, line_nos
+            )
             steps = list(map(_new_tuple, repeat(StepLine), fields))  # StepLine(*f), without a Python frame each
             if self._other_steps:
                 steps = sorted(steps + self._other_steps, key=_LINE_NO)
@@ -263,11 +270,34 @@ def strip_think_blocks(text: str) -> str:
     return "".join(kept)
 
 
+MAX_DIGITS = 4300  # CPython's default limit on int() of a string (sys.get_int_max_str_digits), which hosted runs use
+_LARGEST = 10**MAX_DIGITS - 1
+
+
+def whole_number(digits: str) -> int:
+    """A run of digits as an int; a run longer than `MAX_DIGITS` as the largest number of that many digits.
+
+    Such a number means nothing in a maze (any cell it names lies outside the grid, any count it
+    claims is wrong), and `int()` refuses it: v2 crashed on it, losing the reply's score.
+    """
+    return int(digits) if len(digits) <= MAX_DIGITS else _LARGEST
+
+
+def cells_of(pairs: list[tuple[str, str]]) -> list[Cell]:
+    """`[(whole_number(r), whole_number(c)) for r, c in pairs]`, converted at C speed when no run is too long."""
+    if not pairs:
+        return []
+    rows, columns = zip(*pairs, strict=True)
+    if max(map(len, rows)) <= MAX_DIGITS and max(map(len, columns)) <= MAX_DIGITS:
+        return list(zip(map(int, rows), map(int, columns), strict=True))
+    return [(whole_number(r), whole_number(c)) for r, c in pairs]
+
+
 @lru_cache(maxsize=1 << 16)
 def cell_of(token: str) -> Cell:
     """ "3,4" -> (3, 4), for a cell of any size; cached, since a reply names the same cells again and again."""
     r, c = token.split(",")
-    return (int(r), int(c))
+    return (whole_number(r), whole_number(c))
 
 
 def clean(line: str) -> str:
@@ -305,7 +335,7 @@ def _direction(rest: str, origin: Cell) -> tuple[str | None, Cell | None]:
     if token is None:
         return None, None
     if token.group(1) is not None:
-        target = (int(token.group(1)), int(token.group(2)))
+        target = (whole_number(token.group(1)), whole_number(token.group(2)))
         name = direction_between(origin, target)
         return (name, None) if name is not None else (None, target)
     if token.group(3) is not None:
@@ -322,13 +352,18 @@ def _step_line(line: str, head: re.Match[str], line_no: int) -> tuple[StepLine |
     cell_match = CELL.search(line, head.end())
     if cell_match is None or cell_match.start() - head.end() > 12:
         return None, False
-    origin = (int(cell_match.group(1)), int(cell_match.group(2)))
+    origin = (whole_number(cell_match.group(1)), whole_number(cell_match.group(2)))
     rest = line[cell_match.end() :]
     name, target = _direction(rest, origin)
     if name is None and target is None:
         return None, False
     conf, bad = _confidence(rest)
-    return StepLine(int(head.group(1)), origin, name, target, conf, line_no), bad
+    return StepLine(whole_number(head.group(1)), origin, name, target, conf, line_no), bad
+
+
+def _cell_or_none(match: re.Match[str]) -> Cell | None:
+    """The cell of a DEAD_END or LOOP declaration (groups 1 and 2), None when it names none."""
+    return (whole_number(match.group(1)), whole_number(match.group(2))) if match.group(1) is not None else None
 
 
 class LineReader:
@@ -344,6 +379,11 @@ class LineReader:
         self.dead_end_lines: list[int] = []  # the line of each of `dead_ends`
         self.loops: list[Cell | None] = []
         self.strategy = 0
+
+    def read_lines(self, numbered: Sequence[tuple[int, str]]) -> None:
+        """`read` every (line number, line), passing over at C speed the lines that can state nothing."""
+        for line_no, raw in compress(numbered, map(_MAY_STATE.search, map(_SECOND_FIELD, numbered))):
+            self.read(raw, line_no)
 
     def read(self, raw: str, line_no: int) -> None:
         """Take one line: a STEP line whose head stands in its first 12 characters, and any declarations."""
@@ -362,11 +402,11 @@ class LineReader:
                     self.steps.append(step)
         if "dead" in lower:
             for m in DEAD_END.finditer(line):
-                self.dead_ends.append((int(m.group(1)), int(m.group(2))) if m.group(1) is not None else None)
+                self.dead_ends.append(_cell_or_none(m))
                 self.dead_end_lines.append(line_no)
         if "loop" in lower:
             for m in LOOP.finditer(line):
-                self.loops.append((int(m.group(1)), int(m.group(2))) if m.group(1) is not None else None)
+                self.loops.append(_cell_or_none(m))
         if "strategy" in lower:
             self.strategy += len(STRATEGY.findall(line))
 
@@ -377,7 +417,8 @@ def final_path_of_lines(lines: Sequence[str]) -> tuple[Cell, ...] | None:
     Within a line the first label counts; lines after it that hold only path characters
     (cells, arrows, commas) continue the path, up to the first blank or other line.
     """
-    for index in range(len(lines) - 1, -1, -1):
+    labelled = compress(range(len(lines)), map(contains, lines, repeat("_")))  # a label's "_" has no other case
+    for index in reversed(list(labelled)):
         line = lines[index]
         label = FINAL_PATH.first(line)
         if label is None:
@@ -387,9 +428,9 @@ def final_path_of_lines(lines: Sequence[str]) -> tuple[Cell, ...] | None:
         while follower < len(lines) and lines[follower].strip() and PATH_ONLY.match(lines[follower]):
             text.append(lines[follower])
             follower += 1
-        cells = tuple([(int(r), int(c)) for r, c in CELL.findall("".join(text))])
+        cells = cells_of(CELL.findall("".join(text)))
         if cells:
-            return cells
+            return tuple(cells)
     return None
 
 
@@ -407,7 +448,7 @@ def confidence_log_of(text: str) -> dict[int, float]:
     for number, value in LOG_ENTRY.findall(text, label.start(), len(text) if end < 0 else end):
         v = float(value)
         if v <= 100:
-            log[int(number)] = v if ("." in value and v <= 1.0) else v / 100.0
+            log[whole_number(number)] = v if ("." in value and v <= 1.0) else v / 100.0
     return log
 
 
@@ -416,8 +457,8 @@ def claimed_counts(text: str) -> tuple[int | None, int | None]:
     backtrack = BACKTRACK_COUNT.last(text)
     hallucination = HALLUCINATION_COUNT.last(text)
     return (
-        int(backtrack.group(1)) if backtrack is not None else None,
-        int(hallucination.group(1)) if hallucination is not None else None,
+        whole_number(backtrack.group(1)) if backtrack is not None else None,
+        whole_number(hallucination.group(1)) if hallucination is not None else None,
     )
 
 
@@ -426,6 +467,5 @@ def parse_by_lines(text: str) -> ParsedReply:
     text = strip_think_blocks(text)
     lines = text.splitlines()
     reader = LineReader()
-    for line_no, raw in enumerate(lines, start=1):
-        reader.read(raw, line_no)
+    reader.read_lines(list(enumerate(lines, start=1)))
     return ParsedReply.of_text(text, reader, None, partial(final_path_of_lines, lines), None)

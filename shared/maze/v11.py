@@ -11,7 +11,11 @@ into measured ones with max(), every "dead end"/"막다른" mention counted as a
 counted by keyword, FINAL_PATH's start never checked, and a CE that treats every unit move as
 wrong (its direction lookup also matches the arrow keys, which are never wall attributes), so
 CE equals the mean stated confidence. One deliberate widening: STEP confidences are read after
-`confidence:` as well as `확신도:`, otherwise English replies would never carry a CE at all.
+`confidence:` as well as `확신도:`, otherwise English replies would never carry a CE at all. And
+since hallumaze v3, no reply can make this score raise or leave a value a run file cannot store:
+numbers longer than any int are read as the largest one (`parse_lines.whole_number`), a stated
+confidence over 1,000,000% as 1,000,000%, and claimed counts are stored up to 2^53
+(`metrics.stored_count`); v2 lost the reply's whole row to such an input.
 """
 
 from __future__ import annotations
@@ -25,10 +29,10 @@ from typing import Any
 from .grid import BIT, NAME_OF_DELTA, OPPOSITE, Cell, Maze, step
 from .labels import Label
 from .lures import Lure
-from .metrics import v11_formulas
+from .metrics import stored_count, v11_formulas
 from .parse import ParsedReply
 from .parse_fast import tight_cells
-from .parse_lines import PERCENT_OF, cell_of
+from .parse_lines import PERCENT_OF, cell_of, cells_of, whole_number
 
 V11_LABEL = "HalluMaze v1.1 scoring as coded (self-reports merged with max; CE as coded); for comparison only"
 
@@ -101,11 +105,16 @@ def read_maze_text(text: str) -> tuple[Maze, tuple[Lure, ...]]:
     return Maze(size=size, open_sides=tuple(sides), seed=seed), tuple(lures)
 
 
+def _percent(digits: str) -> float:
+    """v1.1's `int(conf) / 100.0`, with a stated confidence over 1,000,000% read as 1,000,000% (finite, storable)."""
+    return min(whole_number(digits), 1_000_000) / 100.0
+
+
 def _first_claims(text: str) -> tuple[int | None, int | None]:
     """The first BACKTRACK_COUNT and HALLUCINATION_COUNT, as v1.1's two `re.search` calls find them."""
     bt = _V11_BT.first(text)
     hc = _V11_HC.first(text)
-    return (int(bt.group(1)) if bt else None), (int(hc.group(1)) if hc else None)
+    return (whole_number(bt.group(1)) if bt else None), (whole_number(hc.group(1)) if hc else None)
 
 
 def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[str, Any]:
@@ -129,15 +138,14 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
     else:
         lower = text.lower()
         steps = _V11_STEP.findall(text)
-        labels = [f"{int(r)},{int(c)}" for _, r, c, _, _ in steps]
-        confidences = [int(conf) / 100.0 if conf else None for *_, conf in steps]
+        labels = [f"{r.lstrip('0') or '0'},{c.lstrip('0') or '0'}" for _, r, c, _, _ in steps]
+        confidences = [_percent(conf) if conf else None for *_, conf in steps]
     path: list[Cell] | None = None
     path_match = _V11_PATH.first(text)
     if path_match:
         coords = tight_cells(path_match.group(1))
         if coords is None:
-            found = _COORD.findall(path_match.group(1))
-            coords = list(zip(map(int, map(_FIRST, found)), map(int, map(_SECOND, found)), strict=True))
+            coords = cells_of(_COORD.findall(path_match.group(1)))
         if len(coords) >= 2:
             path = coords
     # the STEP cells are only needed when there is no FINAL_PATH to check
@@ -183,9 +191,9 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
     return {
         "label": V11_LABEL,
         "sr": 1.0 if valid else 0.0,
-        "hc": halls,
+        "hc": stored_count(halls),
         "fhr": first,
-        "bt": bt,
+        "bt": stored_count(bt),
         "lt": loops,
         "hrr": f["hrr"],
         "mei": f["mei"],

@@ -32,10 +32,11 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import filterfalse
+from itertools import count, filterfalse, repeat
+from operator import sub
 from typing import NamedTuple
 
-from .grid import CODE, DELTA, Cell, Maze, direction_between
+from .grid import CODE, DELTA, NAME_OF_DELTA, Cell, Maze
 from .parse import ParsedReply, StepLine
 from .verify_fast import walk_of_columns, walk_of_steps
 
@@ -109,11 +110,13 @@ class FinalPathCheck:
 
 
 def _path_as_steps(path: Sequence[Cell]) -> list[StepLine]:
-    out: list[StepLine] = []
-    for i, (a, b) in enumerate(itertools.pairwise(path), start=1):
-        name = direction_between(a, b)
-        out.append(StepLine(i, a, name, None if name else b, None, 0))
-    return out
+    """FINAL_PATH's cells as the moves they declare: a unit move is a direction, any other a jump to the next cell."""
+    rows, columns = map(list, zip(*path, strict=True))
+    deltas = zip(map(sub, rows[1:], rows[:-1]), map(sub, columns[1:], columns[:-1]), strict=True)
+    names = list(map(NAME_OF_DELTA.get, deltas))  # `direction_between` of each pair
+    targets = [None if name else b for name, b in zip(names, path[1:], strict=True)]
+    fields = zip(count(1), path, names, targets, repeat(None), repeat(0))
+    return list(map(_new_tuple, repeat(StepLine), fields))
 
 
 def _steps_of(parsed: ParsedReply) -> tuple[Sequence[StepLine], str]:
@@ -123,6 +126,9 @@ def _steps_of(parsed: ParsedReply) -> tuple[Sequence[StepLine], str]:
     if parsed.final_path and len(parsed.final_path) > 1:
         return _path_as_steps(parsed.final_path), "final_path"
     return (), "none"
+
+
+_new_tuple = tuple.__new__  # a StepLine from its fields, without a Python frame each
 
 
 class _Outside:
@@ -166,12 +172,19 @@ class _Outside:
         return -2 - ((r + dr) * n + c + dc) if 0 <= r + dr < n and 0 <= c + dc < n else -1
 
 
-def _walk(maze: Maze, parsed: ParsedReply, walls_block: bool, recorder: list[Move] | None = None) -> Trajectory:
+def _walk(
+    maze: Maze,
+    parsed: ParsedReply,
+    walls_block: bool,
+    recorder: list[Move] | None = None,
+    declared: tuple[Sequence[StepLine], str] | None = None,
+) -> Trajectory:
     """The replay state machine (see the module docstring), once over the declared moves.
 
-    `recorder`, when given, receives one `Move` per declared move (rows do not need them).
+    `recorder`, when given, receives one `Move` per declared move (rows do not need them);
+    `declared`: `_steps_of(parsed)`, when the caller has it already.
     """
-    steps, source = _steps_of(parsed)
+    steps, source = declared if declared is not None else _steps_of(parsed)
     log = parsed.confidence_log if source == "steps" else {}
     outside = _Outside(maze)
     index_of = maze.cell_index.get
@@ -191,7 +204,7 @@ def _walk(maze: Maze, parsed: ParsedReply, walls_block: bool, recorder: list[Mov
     dead_ends: list[int] = []
     teleports = backtracks = backtrack_moves = loops = loop_moves = revisits = 0
     after_backtrack = after_loop = False  # episodes are runs of consecutive flagged moves
-    for index, (number, cell, direction, declared, confidence, _) in enumerate(steps, start=1):
+    for index, (number, cell, direction, target_cell, confidence, _) in enumerate(steps, start=1):
         at = index_of(cell)
         if at is None:
             at = outside.of(cell)
@@ -214,7 +227,7 @@ def _walk(maze: Maze, parsed: ParsedReply, walls_block: bool, recorder: list[Mov
             if not teleport:
                 teleported.append(index)
             moved = False
-            target = position if declared is None else outside.of(declared)
+            target = position if target_cell is None else outside.of(target_cell)
         else:
             reached = table[position * 4 + CODE[direction]] if position < grid else outside.move(position, direction)
             moved = reached >= 0
@@ -288,14 +301,15 @@ def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Tra
     taken by `verify_fast` (the same result in fewer steps); any other by `_walk`.
     """
     columns = parsed.step_columns
+    declared = None
     if columns is not None:
         fields = walk_of_columns(maze, columns)
     else:
-        steps, source = _steps_of(parsed)
-        fields = walk_of_steps(maze, parsed, steps, source)
+        declared = _steps_of(parsed)
+        fields = walk_of_steps(maze, parsed, *declared)
     if fields is not None:
         return Trajectory(**fields, replayed=(maze, parsed, walls_block))
-    return _walk(maze, parsed, walls_block)
+    return _walk(maze, parsed, walls_block, declared=declared)
 
 
 def check_final_path(maze: Maze, path: Sequence[Cell] | None, solution: Sequence[Cell]) -> FinalPathCheck:
