@@ -33,6 +33,7 @@ from . import task_v3
 from .aggregate import aggregate_rows, ariadne_summary, mirage_pairs, scored
 from .baseline_cache import task_baselines
 from .baselines import baseline_rows
+from .changes import REASONS, explain
 from .compact import read_cells, read_ints
 from .draw import draw_svg
 from .trial import load_trial
@@ -392,10 +393,58 @@ def _baselines_for(wanted: list[dict[str, Any]], task: TaskFile | None) -> dict[
     return dict(baseline_rows(wanted))
 
 
+def scorer_changes(
+    rows_by_model: Mapping[str, Sequence[Row]], hosted_by_model: Mapping[str, Sequence[Row | None]]
+) -> dict[str, Any]:
+    """Per model, the rows a newer scorer changed against the hosted ones, and why (`changes.explain`).
+
+    Only rows that a different protocol scored count (a rescore without `--scorer` re-scores with
+    the frozen file itself, and `rescore` reports any disagreement there).
+    """
+    out: dict[str, Any] = {}
+    for model, rows in rows_by_model.items():
+        hosted_rows = hosted_by_model.get(model, [])
+        pairs = [(h, r) for h, r in zip(hosted_rows, rows, strict=False) if h is not None]
+        compared = [(h, r) for h, r in pairs if h.get("protocol") != r.get("protocol")]
+        if not compared:
+            continue
+        found = [change for h, r in compared if (change := explain(h, r)) is not None]
+        by_reason: dict[str, int] = {}
+        for change in found:
+            for reason in change["reason_ids"]:
+                by_reason[reason] = by_reason.get(reason, 0) + 1
+        out[model] = {
+            "from": compared[0][0].get("protocol"),
+            "to": compared[0][1].get("protocol"),
+            "rows": len(compared),
+            "rows_changed": len(found),
+            "verdict_changes": [c for c in found if c["verdict"][0] != c["verdict"][1]],
+            "rows_changed_by_reason": by_reason,
+            "changed": found,
+        }
+    return out
+
+
+def _changes_lines(changes: Mapping[str, Any]) -> list[str]:
+    lines: list[str] = []
+    for model, entry in changes.items():
+        lines.append(
+            f"  {model}: {entry['rows_changed']} of {entry['rows']} rows changed from {entry['from']} to "
+            f"{entry['to']}, {len(entry['verdict_changes'])} verdict(s)"
+        )
+        for change in entry["verdict_changes"]:
+            old, new = change["verdict"]
+            lines.append(f"    case {change['case_id']}: {old} -> {new}: {'; '.join(change['reasons'])}")
+        for reason, count in sorted(entry["rows_changed_by_reason"].items()):
+            lines.append(f"    {count} row(s): {REASONS.get(reason, 'other differences (see the JSON report)')}")
+    return lines
+
+
 def rescore_report(
     rows_by_model: Mapping[str, Sequence[Row]],
     *,
     task: TaskFile | None = None,
+    hosted_by_model: Mapping[str, Sequence[Row | None]] | None = None,
     pictures_dir: Path | None = None,
     humans: Sequence[Path] = (),
     cases: Sequence[Mapping[str, Any]] | None = None,
@@ -405,8 +454,11 @@ def rescore_report(
     """The hallumaze part of `hallubench rescore`'s report: `{"text", "markdown", "json", "csv"}`.
 
     `rows_by_model` holds the re-scored rows per model, scored by `task` (the task file whose
-    scorer made them) when given. The table ranks the models with the simulated baselines
-    (random walk, DFS agent, BFS oracle, played on the same cases, or on `cases` when given, by
+    scorer made them) when given; `hosted_by_model` the rows the hosted run stored, in the same
+    order: where another protocol's scorer made them (`rescore --scorer`), every row it changed is
+    counted, and every changed verdict listed, with the reason (`changes`). The table ranks the
+    models with the simulated baselines (random walk, DFS agent, BFS oracle, played on the same
+    cases, or on `cases` when given, by
     `task`'s scorer, read from the baseline cache; without `task`, by the installed scorer) and
     the human groups of `humans` alongside; mirage on minus off and Ariadne group B minus C are
     paired per model. With `pictures_dir`, each model's best and worst trial is drawn there and
@@ -423,8 +475,10 @@ def rescore_report(
     mirage = {m: mirage_comparison(rows, resamples=resamples, seed=seed) for m, rows in compared.items()}
     ariadne = {m: ariadne_comparison(rows, resamples=resamples, seed=seed) for m, rows in models.items()}
     pictures = write_pictures(models, Path(pictures_dir)) if pictures_dir is not None else {}
+    changes = scorer_changes(models, hosted_by_model or {})
     data = {
         "benchmark": "hallumaze",
+        "scorer_changes": changes,
         "table": table,
         "mirage_on_minus_off": mirage,
         "ariadne_b_minus_c": ariadne,
@@ -456,6 +510,10 @@ def rescore_report(
         *_comparison_markdown("Mirage on minus off (paired, * = interval excludes 0)", mirage, ("score", "sr", "mei")),
         *_comparison_markdown("Ariadne's Thread: hint (B) minus placebo (C) (paired)", ariadne, ("sr", "score")),
     ]
+    if changes:
+        text += ["", "Rows the newer scorer changed, and why:", *_changes_lines(changes)]
+        markdown += ["### Rows the newer scorer changed, and why", "", *(f"- {line.strip()}" for line in
+                                                                          _changes_lines(changes)), ""]  # fmt: skip
     if pictures:
         text += ["", "Best and worst trial per model:"]
         markdown += ["### Best and worst trial per model", ""]
