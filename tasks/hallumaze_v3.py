@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v3'
 HB_PROTOCOL_VERSION = 3
-HB_PAYLOAD_SHA256 = 'b9bb7fa6d0bc6cc45e0a317e3c54d6348f8439120f1379997999fd2d2214cf7a'
+HB_PAYLOAD_SHA256 = '04c5b3894b8bbe544d0cc219b62954e7fc45e7db86953514bda4fb6e3157e269'
 HB_TAG = 'hallumaze/v3'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -172,12 +172,13 @@ def sha256_json(value: Any) -> str:
     return sha256_text(canonical_json(value))
 '''
 
-# %% embedded module maze/__init__.py sha256=ef8112be5075a3a7aa9a87815c737dbc28996ffa6a300ce1480623a4753f8707
+# %% embedded module maze/__init__.py sha256=940bd8885ded427743a9f885cce951437935dd92a671e6dd4beee5e365171274
 HB_MODULES['maze/__init__.py'] = r'''"""hallumaze: single-solution text mazes that measure whether a model notices its own hallucinations.
 
 Every count is verified against the maze by replaying the model's moves; what the model says
-about itself is scored apart, as claim accuracy. Modules embedded into the task file
-(`task_v2` and what it imports) follow the embedding rules in `hallubench.specs`.
+about itself is scored apart, as claim accuracy. Modules embedded into task files (the entry
+modules `task_v2`, `task_v3` and what they import) follow the embedding rules in
+`hallubench.specs`; `report`, `baselines`, `baseline_cache`, `changes` and `draw` are tooling.
 """
 '''
 
