@@ -31,7 +31,7 @@ _FIELDS = {
         "scores.final_path.",
         "scores.format.final_path_found",
         "verdict",
-    ),  # fmt: skip
+    ),
     "confidence_log": ("scores.ce", "scores.brier", "scores.calibration."),
 }
 _FOLLOWING = ("scores.score", "scores.score_basis", "detail")

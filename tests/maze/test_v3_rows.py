@@ -37,8 +37,9 @@ _PIECES = st.sampled_from(
     ["STEP 1: (0,0) → [E] | confidence: 90%", "STEP 2: (0,1) → [S]", "Step 3: (9,9) -> west (0.5)", "\n", "\n",
      "CONFIDENCE_LOG: step2:0.25, step3:101", "FINAL_PATH: (0,0)→(0,1)→(99,99)", "BACKTRACK_COUNT: 7", "dead end at",
      "DEAD_END at (1,1)", "LOOP detected", "STEP 4: (0,0) → (3,3)", "STRATEGY_CHANGE", "<think>", "확신도: 30%", "ß",
-     "9" * 4400, "BACKTRACK_COUNT: " + "9" * 400, "HALLUCINATION_COUNT: 1" + "0" * 320, "STEP 1: (0,0) → [E] | 확신도: ",
-     "FINAL_PATH: (0,0)→(" + "8" * 5000 + ",1)", "CONFIDENCE_LOG: step" + "1" * 4500 + ":50"]
+     "9" * 4400, "BACKTRACK_COUNT: " + "9" * 400, "HALLUCINATION_COUNT: 1" + "0" * 320,
+     "STEP 1: (0,0) → [E] | 확신도: ", "FINAL_PATH: (0,0)→(" + "8" * 5000 + ",1)",
+     "CONFIDENCE_LOG: step" + "1" * 4500 + ":50"]
 )  # fmt: skip
 
 
