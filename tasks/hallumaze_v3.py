@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v3'
 HB_PROTOCOL_VERSION = 3
-HB_PAYLOAD_SHA256 = '04c5b3894b8bbe544d0cc219b62954e7fc45e7db86953514bda4fb6e3157e269'
+HB_PAYLOAD_SHA256 = '5820ddd61fa0ae826e37874953f881fbcd67639f3868d5c9f060c9a26bc2005f'
 HB_TAG = 'hallumaze/v3'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -1478,7 +1478,7 @@ def read_whole(text: str) -> ParsedReply | None:
     return ParsedReply.of_text(stripped, reader, columns, partial(final_path_of_text, unix), outside)
 '''
 
-# %% embedded module maze/parse_lines.py sha256=4a9f2f3d98ccd63f7dbf52604ab1b7fe5ddbadff3d85149f64cf2b963b183d73
+# %% embedded module maze/parse_lines.py sha256=e9fb0700c2db1e25f59c486088c489654e0b81338975be53a0004006513df7aa
 HB_MODULES['maze/parse_lines.py'] = r'''"""What a reply in the HalluMaze answer format states, read line by line: the definition of parsing.
 
 Parsing only records what the model *wrote*; whether any of it is true is decided by `verify`.
@@ -1533,12 +1533,6 @@ CONFIDENCE_LOG = Label("confidence_log", "confidence_log")
 FINAL_PATH = Label("final_path", "final_path")
 LOG_ENTRY = re.compile(r"step\s*(\d+)\s*[:=]\s*(\d{1,3}(?:\.\d+)?)\s*%?", re.I)
 PATH_ONLY = re.compile(r"^[\s\d,()→\->=.*`\[\]]*$")
-# A line states something (a STEP line, a dead end, a loop, a strategy change) only if it holds one
-# of the words "step", "dead", "loop" or "strategy", in any case, with the marks `clean` removes
-# ("**", "`") maybe between their letters: `LineReader.read` of any other line is a no-op.
-_MAY_STATE = re.compile(
-    r"s[*`]*t[*`]*(?:e[*`]*p|r[*`]*a[*`]*t[*`]*e[*`]*g[*`]*y)|d[*`]*e[*`]*a[*`]*d|l[*`]*o[*`]*o[*`]*p", re.I
-)
 # whole percentages as the canonical STEP line writes them ("0" to "100", "00" to "09") -> confidence
 PERCENT_OF = {token: int(token) / 100.0 for token in [*map(str, range(101)), *(f"0{d}" for d in range(10))]}
 _LINE_NO = itemgetter(5)
@@ -1862,8 +1856,17 @@ class LineReader:
         self.strategy = 0
 
     def read_lines(self, numbered: Sequence[tuple[int, str]]) -> None:
-        """`read` every (line number, line), passing over at C speed the lines that can state nothing."""
-        for line_no, raw in compress(numbered, map(_MAY_STATE.search, map(_SECOND_FIELD, numbered))):
+        """`read` every (line number, line), passing over at C speed the lines that can state nothing.
+
+        `read` looks at a line only if its cleaned, lower-cased text holds "step", "dead", "loop" or
+        "strategy"; removing `clean`'s marks ("**", "`") from the whole text and lower-casing it at
+        once gives, line by line, a text that holds every word the cleaned line holds.
+        """
+        if not numbered:
+            return
+        low = "\n".join(map(_SECOND_FIELD, numbered)).replace("**", "").replace("`", "").lower().split("\n")
+        words = [map(contains, low, repeat(word)) for word in ("step", "dead", "loop", "strategy")]
+        for line_no, raw in compress(numbered, map(any, zip(*words, strict=True))):
             self.read(raw, line_no)
 
     def read(self, raw: str, line_no: int) -> None:
@@ -1948,7 +1951,7 @@ def parse_by_lines(text: str) -> ParsedReply:
     text = strip_think_blocks(text)
     lines = text.splitlines()
     reader = LineReader()
-    reader.read_lines(list(enumerate(lines, start=1)))
+    reader.read_lines(list(compress(enumerate(lines, start=1), lines)))  # an empty line states nothing
     return ParsedReply.of_text(text, reader, None, partial(final_path_of_lines, lines), None)
 '''
 

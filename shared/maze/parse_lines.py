@@ -52,12 +52,6 @@ CONFIDENCE_LOG = Label("confidence_log", "confidence_log")
 FINAL_PATH = Label("final_path", "final_path")
 LOG_ENTRY = re.compile(r"step\s*(\d+)\s*[:=]\s*(\d{1,3}(?:\.\d+)?)\s*%?", re.I)
 PATH_ONLY = re.compile(r"^[\s\d,()→\->=.*`\[\]]*$")
-# A line states something (a STEP line, a dead end, a loop, a strategy change) only if it holds one
-# of the words "step", "dead", "loop" or "strategy", in any case, with the marks `clean` removes
-# ("**", "`") maybe between their letters: `LineReader.read` of any other line is a no-op.
-_MAY_STATE = re.compile(
-    r"s[*`]*t[*`]*(?:e[*`]*p|r[*`]*a[*`]*t[*`]*e[*`]*g[*`]*y)|d[*`]*e[*`]*a[*`]*d|l[*`]*o[*`]*o[*`]*p", re.I
-)
 # whole percentages as the canonical STEP line writes them ("0" to "100", "00" to "09") -> confidence
 PERCENT_OF = {token: int(token) / 100.0 for token in [*map(str, range(101)), *(f"0{d}" for d in range(10))]}
 _LINE_NO = itemgetter(5)
@@ -381,8 +375,17 @@ class LineReader:
         self.strategy = 0
 
     def read_lines(self, numbered: Sequence[tuple[int, str]]) -> None:
-        """`read` every (line number, line), passing over at C speed the lines that can state nothing."""
-        for line_no, raw in compress(numbered, map(_MAY_STATE.search, map(_SECOND_FIELD, numbered))):
+        """`read` every (line number, line), passing over at C speed the lines that can state nothing.
+
+        `read` looks at a line only if its cleaned, lower-cased text holds "step", "dead", "loop" or
+        "strategy"; removing `clean`'s marks ("**", "`") from the whole text and lower-casing it at
+        once gives, line by line, a text that holds every word the cleaned line holds.
+        """
+        if not numbered:
+            return
+        low = "\n".join(map(_SECOND_FIELD, numbered)).replace("**", "").replace("`", "").lower().split("\n")
+        words = [map(contains, low, repeat(word)) for word in ("step", "dead", "loop", "strategy")]
+        for line_no, raw in compress(numbered, map(any, zip(*words, strict=True))):
             self.read(raw, line_no)
 
     def read(self, raw: str, line_no: int) -> None:
@@ -467,5 +470,5 @@ def parse_by_lines(text: str) -> ParsedReply:
     text = strip_think_blocks(text)
     lines = text.splitlines()
     reader = LineReader()
-    reader.read_lines(list(enumerate(lines, start=1)))
+    reader.read_lines(list(compress(enumerate(lines, start=1), lines)))  # an empty line states nothing
     return ParsedReply.of_text(text, reader, None, partial(final_path_of_lines, lines), None)
