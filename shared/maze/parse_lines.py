@@ -311,7 +311,9 @@ def confidence_value(raw: str, has_percent: bool) -> tuple[float | None, bool]:
 
 def _confidence(text: str) -> tuple[float | None, bool]:
     """(confidence in [0, 1] or None, whether a stated value was out of range)."""
-    match = _CONFIDENCE.search(text) or _BARE_PERCENT.search(text)
+    low = text.lower()  # `_CONFIDENCE` needs "conf", "cert" or "확신도", whose letters have no special case folds
+    named = _CONFIDENCE.search(text) if "conf" in low or "cert" in low or "확신도" in text else None
+    match = named or _BARE_PERCENT.search(text)
     if match is None:
         return None, False
     return confidence_value(match.group(1), match.re is _BARE_PERCENT or bool(match.group(2)))
@@ -319,7 +321,8 @@ def _confidence(text: str) -> tuple[float | None, bool]:
 
 def _direction(rest: str, origin: Cell) -> tuple[str | None, Cell | None]:
     """The declared move: a direction, or a non-adjacent target cell, or (None, None)."""
-    rest = _SEPARATOR.sub("", rest, count=1)
+    separator = _SEPARATOR.match(rest)  # it matches at the start of any text
+    rest = rest[separator.end() :] if separator is not None else rest
     if rest.startswith("["):
         end = rest.find("]")
         segment = rest[1:end] if end > 0 else rest[1:]
@@ -328,17 +331,18 @@ def _direction(rest: str, origin: Cell) -> tuple[str | None, Cell | None]:
     token = _DIRECTION_TOKEN.search(segment)
     if token is None:
         return None, None
-    if token.group(1) is not None:
-        target = (whole_number(token.group(1)), whole_number(token.group(2)))
+    kind = token.lastindex  # which alternative matched: 2 a cell, 3 a word, 4 a letter, 5 an arrow, 6 Korean
+    if kind == 2:
+        target = (whole_number(token[1]), whole_number(token[2]))
         name = direction_between(origin, target)
         return (name, None) if name is not None else (None, target)
-    if token.group(3) is not None:
-        return _WORDS[token.group(3).lower()], None
-    if token.group(4) is not None:
-        return token.group(4), None
-    if token.group(5) is not None:
-        return _ARROWS[token.group(5)], None
-    return _KOREAN[token.group(6)], None
+    if kind == 3:
+        return _WORDS[token[3].lower()], None
+    if kind == 4:
+        return token[4], None
+    if kind == 5:
+        return _ARROWS[token[5]], None
+    return _KOREAN[token[6]], None
 
 
 def _step_line(line: str, head: re.Match[str], line_no: int) -> tuple[StepLine | None, bool]:
