@@ -5,9 +5,11 @@ Simple API (PEP 691 JSON when asked, HTML otherwise, 301 for non-normalized name
 packuments (`/npm/<n>`, scoped names in both encodings, `/latest`, `/<version>`), and file
 hosting with HTTP Range (206 + Content-Range). Artifacts are real zip wheels, tar.gz sdists and
 npm tarballs written into a temporary folder. Faults are scripted per path and consumed in
-order: a timeout, a dropped connection, any status with headers (429 + Retry-After, 503),
-malformed JSON, a redirect loop. Every request is logged, so tests and the benchmark can count
-requests server-side. Bound to 127.0.0.1 only.
+order: a timeout, a dropped connection, any status with any content type, headers and body
+(429 + Retry-After, 503, a 200 HTML error page), malformed JSON, a redirect loop. `answer`
+makes a path give one canned (status, content type, body) to every request instead, for
+answers that must survive retries. Every request is logged, so tests and the benchmark can
+count requests server-side. Bound to 127.0.0.1 only.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ class Fault:
     headers: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
     body: bytes = b""
+    content_type: str = "application/json"
 
 
 @dataclass
@@ -87,6 +90,7 @@ class FakeRegistry:
         self.npm: dict[str, dict[str, Any]] = {}
         self.simple_status: dict[str, str] = {}
         self.faults: dict[str, list[Fault]] = {}
+        self.answers: dict[str, Fault] = {}
         self.requests: list[RequestRecord] = []
         self.bytes_served = 0
         self.inflight = 0
@@ -120,6 +124,11 @@ class FakeRegistry:
     def script(self, path: str, *faults: Fault) -> None:
         with self._lock:
             self.faults.setdefault(path, []).extend(faults)
+
+    def answer(self, path: str, status: int, content_type: str, body: bytes) -> None:
+        """Answer every request to `path` with this status, content type and body (after scripted faults)."""
+        with self._lock:
+            self.answers[path] = Fault("status", status, body=body, content_type=content_type)
 
     def requests_to(self, prefix: str) -> list[RequestRecord]:
         with self._lock:
@@ -290,7 +299,7 @@ def _make_handler(registry: FakeRegistry) -> type[BaseHTTPRequestHandler]:
                     RequestRecord("GET", path, self.headers.get("Range"), self.headers.get("Accept"), time.time())
                 )
                 queue = registry.faults.get(path)
-                fault = queue.pop(0) if queue else None
+                fault = queue.pop(0) if queue else registry.answers.get(path)
                 registry.inflight += 1
                 registry.max_inflight = max(registry.max_inflight, registry.inflight)
             try:
@@ -332,7 +341,7 @@ def _make_handler(registry: FakeRegistry) -> type[BaseHTTPRequestHandler]:
                 self.connection.shutdown(socket.SHUT_RDWR)
                 return True
             if fault.kind == "status":
-                self._send(fault.status, fault.body, "application/json", fault.headers)
+                self._send(fault.status, fault.body, fault.content_type, fault.headers)
                 return True
             if fault.kind == "malformed":
                 self._send(200, b'{"info": {"name": "x", "version"', "application/json")
@@ -435,7 +444,8 @@ def _make_handler(registry: FakeRegistry) -> type[BaseHTTPRequestHandler]:
         def _send(self, status: int, body: bytes, ctype: str, headers: Mapping[str, str] | None = None) -> None:
             try:
                 self.send_response(status)
-                self.send_header("Content-Type", ctype)
+                if ctype:  # "" sends no Content-Type at all
+                    self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(body)))
                 for k, v in (headers or {}).items():
                     self.send_header(k, v)
