@@ -4,8 +4,9 @@ Never install and never extract to disk: installing runs the package's build cod
 500 MB wheel would dominate the run. A wheel is a zip whose central directory sits at the end,
 so two HTTP Range requests list it and one more reads each needed module (pip's lazy-wheel
 idea). sdists (tar.gz) cannot be read that way and are downloaded whole, in memory, under a
-byte cap. Anything that exceeds a cap or fails to download raises `ArchiveError`, which the
-symbol gate turns into `unverified`.
+byte cap. Anything that exceeds a cap, fails to download or comes back as something other than
+the archive (an HTML error page with a 200) raises `ArchiveError`, which the symbol gate turns
+into `unverified`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from urllib.parse import urljoin
 from .evidence import Evidence
 from .registry import Fetched, RegistryClient
 from .settings import RegistrySettings
+from .wellformed import PYPI_FILE, NotWellFormed, answer_reason, archive_bytes, failure_reason
 
 _EOCD = b"PK\x05\x06"
 _EOCD64_LOCATOR = b"PK\x06\x07"
@@ -244,7 +246,9 @@ class RangeZip:
             return await self._range(start, end)
         match = re.match(r"bytes (\d+)-(\d+)/(\d+|\*)", fetched.headers.get("content-range", ""))
         if match is None:
-            raise ArchiveError("206 without a usable Content-Range header", tuple(self.evidence))
+            problem = "no usable Content-Range header"
+            reason = answer_reason(PYPI_FILE, self.choice.url, fetched.status, fetched.content_type, problem)
+            raise ArchiveError(reason, tuple(self.evidence))
         if match.group(3) != "*":
             self.size = int(match.group(3))
             if int(match.group(1)) == 0 and len(fetched.content) == self.size:
@@ -252,9 +256,15 @@ class RangeZip:
         return fetched.content
 
     def _check(self, fetched: Fetched) -> None:
+        """A 200 (the whole file) or a 206 (the range asked for) that is not an error page."""
         if fetched.error is not None or fetched.status not in (200, 206):
-            why = fetched.error or f"HTTP {fetched.status}"
-            raise ArchiveError(f"download failed: {why}", tuple(self.evidence))
+            reason = failure_reason(PYPI_FILE, self.choice.url, fetched.error, fetched.status)
+            raise ArchiveError(reason, tuple(self.evidence))
+        try:
+            archive_bytes(fetched.content, fetched.content_type, "zip", whole=fetched.status == 200)
+        except NotWellFormed as exc:
+            reason = answer_reason(PYPI_FILE, self.choice.url, fetched.status, fetched.content_type, str(exc))
+            raise ArchiveError(reason, tuple(self.evidence)) from None
 
     async def _load_directory(self) -> None:
         tail = await self._range(None, _TAIL_FIRST)
@@ -377,7 +387,12 @@ async def open_artifact(client: RegistryClient, choice: ArtifactChoice) -> Archi
         raise ArchiveError(f"sdist is {choice.size} bytes, above the {settings.max_sdist_bytes}-byte cap")
     fetched = await client.fetch(choice.url, max_bytes=settings.max_sdist_bytes)
     if not fetched.ok:
-        raise ArchiveError(f"download failed: {fetched.error or f'HTTP {fetched.status}'}", fetched.evidence)
+        raise ArchiveError(failure_reason(PYPI_FILE, choice.url, fetched.error, fetched.status), fetched.evidence)
+    try:
+        archive_bytes(fetched.content, fetched.content_type, "gzip")
+    except NotWellFormed as exc:
+        reason = answer_reason(PYPI_FILE, choice.url, fetched.status, fetched.content_type, str(exc))
+        raise ArchiveError(reason, fetched.evidence) from None
     try:
         tar = tarfile.open(fileobj=io.BytesIO(fetched.content), mode="r:*")  # noqa: SIM115 (lives with the archive)
         names = tuple(m.name for m in tar.getmembers() if m.isfile())

@@ -266,6 +266,18 @@ def settings_for(base_url: str, **overrides: Any) -> RegistrySettings:
     return RegistrySettings(**values)
 
 
+def simple_html(project: str, filenames: list[str], *, status: str | None = None) -> str:
+    """A PEP 503 project page as PyPI writes it (repository-version meta, "Links for" title, one link per file)."""
+    metas = '<meta name="pypi:repository-version" content="1.4">'
+    if status:
+        metas += f'<meta name="pypi:project-status" content="{status}">'
+    links = "".join(f'<a href="/files/{name}">{name}</a><br />' for name in filenames)
+    return (
+        f"<!DOCTYPE html><html><head>{metas}<title>Links for {project}</title></head>"
+        f"<body><h1>Links for {project}</h1>{links}</body></html>"
+    )
+
+
 def _write_targz(path: Path, members: Mapping[str, bytes]) -> None:
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as tf:
@@ -396,8 +408,7 @@ def _make_handler(registry: FakeRegistry) -> type[BaseHTTPRequestHandler]:
                 if key in registry.simple_status:
                     doc["project-status"] = {"status": registry.simple_status[key]}
                 return self._send(200, json.dumps(doc).encode(), SIMPLE_JSON)
-            links = "".join(f'<a href="/files/{f.filename}">{f.filename}</a>' for f in files)
-            self._send(200, f"<html><body>{links}</body></html>".encode(), "text/html")
+            self._send(200, simple_html(key, [f.filename for f in files]).encode(), "text/html; charset=utf-8")
 
         def _npm(self, parts: list[str]) -> None:
             if parts[0].startswith("@") and "/" in parts[0]:
