@@ -105,7 +105,8 @@ async def load_npm_package(client: RegistryClient, name: str, version: str | Non
                     if handle is not None:
                         texts[path] = handle.read().decode("utf-8", errors="replace")
     except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
-        raise ArchiveError(f"unreadable tarball: {exc}", fetched.evidence) from exc
+        reason = answer_reason(NPM_TARBALL, url, fetched.status, fetched.content_type, f"unreadable tarball: {exc}")
+        raise ArchiveError(reason, fetched.evidence) from exc
     real_manifest = manifest
     if "package.json" in texts:
         try:
