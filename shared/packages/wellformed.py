@@ -76,6 +76,8 @@ def _json_object(
         raise NotWellFormed("body is not UTF-8 text") from None
     except json.JSONDecodeError as exc:
         raise NotWellFormed(f"body is truncated or invalid JSON ({exc.msg} at char {exc.pos})") from None
+    except RecursionError:
+        raise NotWellFormed("body is JSON nested too deeply to read") from None
     if not isinstance(doc, dict):
         raise NotWellFormed(f"body is not {what} (a JSON {type(doc).__name__}, not an object)")
     return doc

@@ -129,3 +129,10 @@ def test_the_golden_table_tries_every_kind_of_answer_on_every_endpoint(endpoint:
         assert any(status == 200 and "truncated" in body for status, body in tried)
     decided = {c["verdict"] for c in CASES if c["endpoint"] == endpoint}
     assert decided & {"exists", "missing", "found"}, "each endpoint has a well-formed answer that decides"
+
+
+def test_json_nested_past_the_parser_limit_is_unverified_not_a_crash(fake_registry: FakeRegistry) -> None:
+    fake_registry.answer("/pypi/ghost-pkg/json", 200, "application/json", b"[" * 100_000)
+    verdict = check(fake_registry.settings(), "pypi", "ghost-pkg")
+    assert verdict.verdict == "unverified"
+    assert "pypi json /pypi/ghost-pkg/json: HTTP 200 application/json: body is JSON nested too deeply" in verdict.reason
