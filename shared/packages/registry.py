@@ -356,7 +356,7 @@ class RegistryClient:
                 doc = npm_packument(first.content, first.content_type, name)
             except NotWellFormed as exc:
                 return _not_well_formed("npm", name, NPM_PACKUMENT, base, first, exc, first.evidence)
-            return self._judge_packument(name, doc, first)
+            return self._judge_packument(name, doc, first, base)
         if first.status == 451:
             return _verdict("npm", name, "unverified", "hold: HTTP 451 (security hold)", first.evidence)
         if first.error is not None or first.status not in (404, 410):
@@ -381,7 +381,7 @@ class RegistryClient:
         reason = unconfirmed + answer_reason(NPM_LATEST, latest_url, second.status, second.content_type, problem)
         return _verdict("npm", name, "unverified", reason, evidence)
 
-    def _judge_packument(self, name: str, doc: dict[str, Any], fetched: Fetched) -> PackageVerdict:
+    def _judge_packument(self, name: str, doc: dict[str, Any], fetched: Fetched, url: str) -> PackageVerdict:
         versions = doc.get("versions")
         times = doc.get("time") if isinstance(doc.get("time"), dict) else {}
         assert isinstance(times, dict)
@@ -393,7 +393,8 @@ class RegistryClient:
         if not isinstance(versions, dict) or not versions:
             if "unpublished" in times:
                 return _verdict("npm", name, "unverified", "hold: every version unpublished", ev)
-            return _verdict("npm", name, "unverified", "malformed packument: no versions", ev)
+            problem = NotWellFormed("body is an npm packument without versions")
+            return _not_well_formed("npm", name, NPM_PACKUMENT, url, fetched, problem, ev)
         if isinstance(latest, str) and latest.endswith("-security"):
             return _verdict("npm", name, "unverified", f"hold: npm security placeholder {latest}", ev)
         doc["_source_url"] = fetched.url
