@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .verify_hosted import HOSTED_HELP, MODEL_HELP, run_verify_hosted
+
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
@@ -21,6 +23,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="fail when a frozen task file differs from the lock or from its tag",
         description="Re-hash every locked task file, its cases and golden hashes, and the file under its tag.",
     )
+    verify.add_argument("--hosted", metavar="TASK", help=HOSTED_HELP)
+    verify.add_argument("-m", "--model", dest="models", action="append", default=[], metavar="MODEL", help=MODEL_HELP)
     verify.set_defaults(handler=run_verify)
 
 
@@ -59,6 +63,8 @@ def run_freeze(args: argparse.Namespace) -> int:
 
 
 def run_verify(args: argparse.Namespace) -> int:
+    if args.hosted is not None or args.models:
+        return run_verify_hosted(args)
     from ..freeze import verify
     from ..repo import repo_root_or_report
 
