@@ -112,10 +112,17 @@ class HostedTask:
     runs: tuple[HostedRun, ...]
 
 
+def _lines(text: str) -> list[str]:
+    """Lines as an editor numbers them: split at "\n" only (`str.splitlines` also splits at form
+    feeds and other separators Python source may hold in strings), each with its ending."""
+    parts = text.split("\n")
+    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
 def first_difference(frozen: str, hosted: str) -> LineDifference | None:
     """Where `hosted` first departs from `frozen`; line endings count too."""
-    frozen_lines = frozen.splitlines(keepends=True)
-    hosted_lines = hosted.splitlines(keepends=True)
+    frozen_lines = _lines(frozen)
+    hosted_lines = _lines(hosted)
     for index in range(max(len(frozen_lines), len(hosted_lines))):
         ours = frozen_lines[index] if index < len(frozen_lines) else None
         theirs = hosted_lines[index] if index < len(hosted_lines) else None
