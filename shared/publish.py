@@ -85,6 +85,20 @@ def convert_to_notebook(source: str) -> str:
     return str(jupytext.writes(notebook, fmt="ipynb"))
 
 
+def convert_from_notebook(notebook_text: str, jupytext_options: dict[str, Any]) -> str:
+    """The py:percent text of an ipynb, the inverse of `convert_to_notebook`.
+
+    `jupytext_options` (the `metadata.jupytext` that `convert_to_notebook` recorded for the
+    original file: which notebook and cell metadata the text keeps) replaces whatever the
+    notebook carries, so metadata that Kaggle or Jupyter added on the way is left out, as is
+    everything else that is not in the text format (outputs, execution counts, cell ids)."""
+    import jupytext
+
+    notebook = jupytext.reads(notebook_text, fmt="ipynb")
+    notebook.metadata["jupytext"] = dict(jupytext_options)
+    return str(jupytext.writes(notebook, fmt="py:percent"))
+
+
 def _blank(match: re.Match[str]) -> str:
     return "\n" * match.group().count("\n")
 
@@ -350,6 +364,7 @@ class FrozenCheck:
 
     summary: str
     problem: Problem | None = None
+    protocol: str | None = None  # the lock entry the file is frozen as (its bytes may differ: see problem)
 
 
 def _declared_protocol(task_file: Path) -> str | None:
@@ -384,14 +399,15 @@ def check_frozen(task_file: Path) -> FrozenCheck:
         if actual != entry.task_sha256:
             return FrozenCheck(
                 f"{entry.protocol} is frozen and the file differs",
-                Problem(
+                protocol=entry.protocol,
+                problem=Problem(
                     "frozen-file-changed",
                     f"the file is frozen as {entry.protocol} but its sha256 is {actual}, not "
                     f"{entry.task_sha256} as in {lock_path}; a frozen task never changes "
                     "(make a new protocol version instead)",
                 ),
             )
-        return FrozenCheck(f"frozen as {entry.protocol}; sha256 matches {lock_path}")
+        return FrozenCheck(f"frozen as {entry.protocol}; sha256 matches {lock_path}", protocol=entry.protocol)
     return FrozenCheck(f"not frozen (no entry in {lock_path})")
 
 

@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from .verify_hosted import HOSTED_HELP, MODEL_HELP, run_verify_hosted
+
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
@@ -34,6 +36,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "exists and report the missing ones. Exit codes: 0 verified (tags may be missing); 1 a frozen protocol "
         "changed; 2 the history could not be read (not a git clone, a shallow clone) or no checkout found.",
     )
+    verify.add_argument("--hosted", metavar="TASK", help=HOSTED_HELP)
+    verify.add_argument("-m", "--model", dest="models", action="append", default=[], metavar="MODEL", help=MODEL_HELP)
     verify.set_defaults(handler=run_verify)
 
 
@@ -103,6 +107,8 @@ def _restore_tags(root: Path) -> int:
 
 
 def run_verify(args: argparse.Namespace) -> int:
+    if args.hosted is not None or args.models:
+        return run_verify_hosted(args)
     from ..freeze import verify
     from ..repo import repo_root_or_report
 
