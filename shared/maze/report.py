@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import stats
+from ..leaderboard import Entry, leaderboard, units_from
 from ..rows import play_row
 from . import task_v2
 from .aggregate import aggregate_rows, ariadne_summary, mirage_pairs, scored
@@ -265,6 +266,25 @@ def compare_models(
     return out
 
 
+def separability(rows_by_entry: Mapping[str, Sequence[Row]], *, resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """The leaderboard by verified score with every pairwise paired difference and the groups it cannot split."""
+    entries = []
+    for name, rows in rows_by_entry.items():
+        values = _values(rows, "score")
+        errors = sum(1 for row in rows if row.get("verdict") == "error")
+        entries.append(
+            Entry(
+                name,
+                kind_of(name),
+                units_from((str(row.get("case_id")), value, 1.0) for row, value in zip(rows, values, strict=True)),
+                {"trials": len(rows), "scored": len(scored(rows)), "errors": errors},
+            )
+        )
+    return leaderboard(
+        "hallumaze score", entries, higher_is_better=True, unit_name="case", resamples=resamples, seed=seed
+    )
+
+
 def best_and_worst(rows: Sequence[Row]) -> tuple[Row | None, Row | None]:
     """The scored trials with the highest and lowest verified score (ties broken by case id)."""
     done = sorted(scored(rows), key=lambda r: (float(r["scores"]["score"]), str(r.get("case_id"))))
@@ -378,6 +398,7 @@ def rescore_report(
     data = {
         "benchmark": "hallumaze",
         "table": table,
+        "leaderboard": separability(everyone, resamples=resamples, seed=seed),
         "mirage_on_minus_off": mirage,
         "ariadne_b_minus_c": ariadne,
         "pictures": pictures,

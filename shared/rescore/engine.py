@@ -24,7 +24,7 @@ from ..kaggle_runs.model import DictResult, NumericResult, Role, Run, RunState
 from ..taskfile.reader import FrozenProtocol, TaskFile
 from .compare import differences
 from .newer import NewerScore, NewerScorer
-from .replay import LoggedMessage, ReplayConversation
+from .replay import LoggedMessage, PromptMismatch, ReplayConversation
 
 HEADLINE_TOLERANCE = 1e-9
 _R = TypeVar("_R")
@@ -46,6 +46,8 @@ class RowOutcome:
     hosted_row: dict[str, Any] | None
     newer: NewerScore | None = None  # with a newer scorer: its row for this run, or why there is none
     log_ran_out: bool = False  # the frozen protocol wanted more messages than the run holds (a cut-short run)
+    mismatch: PromptMismatch | None = None  # where the prompt first differs, when that is the problem
+    messages: list[LoggedMessage] | None = None  # the logged conversation, kept only when a report shows it
 
 
 @dataclass
@@ -89,7 +91,10 @@ class RescoreReport:
     file_errors: list[str] = field(default_factory=list)
     foreign_runs: list[str] = field(default_factory=list)
     foreign_tasks: set[str] = field(default_factory=set)  # the task names of those runs
-    duplicates: int = 0
+    duplicates: int = 0  # runs seen twice (the same conversation of the same model and case), counted once
+    # Of those, loose row run files repeating a row of a stored-task run: kbench writes both, so a plain run
+    # has one per row. Counted once, and not a problem.
+    row_file_copies: int = 0
     # CPU seconds spent inside the frozen protocol (its `play`, row wrapper and `aggregate`): the
     # part of a rescore that belongs to the benchmark's scorer rather than to rescoring itself.
     protocol_cpu_s: float = 0.0
@@ -124,14 +129,17 @@ def logged_messages(run: Run) -> list[LoggedMessage]:
 class Rescorer:
     """Holds the frozen protocol and the case lookups; call `add_run` per loaded run, then `finish`."""
 
-    def __init__(self, task: TaskFile, newer: TaskFile | None = None) -> None:
+    def __init__(self, task: TaskFile, newer: TaskFile | None = None, *, keep_messages: bool = False) -> None:
         self.task = task
+        self.keep_messages = keep_messages
+        self._texts: dict[str, str] = {}  # one copy of each kept text (the same prompt recurs for every model)
         self.newer = NewerScorer(newer, task) if newer is not None else None
         self.frozen = FrozenProtocol(task)
         self.cases = task.case_by_id()
         self.report = RescoreReport(task=task, newer_task=newer)
         self._first_prompt_index: dict[str, str] | None = None
-        self._seen: set[tuple[str, str, str]] = set()
+        self._seen: dict[tuple[str, str, str], bool] = {}  # key -> first seen inside a stored-task run
+        self._in_stored_run = False
 
     def close(self) -> None:
         self.frozen.close()
@@ -179,6 +187,9 @@ class Rescorer:
     def _row(self, run: Run, source: str, model: str) -> RowOutcome | None:
         messages = logged_messages(run)
         outcome = self._verified_row(run, source, model, messages)
+        if outcome is not None and self.keep_messages:
+            texts = self._texts
+            outcome.messages = [LoggedMessage(m.role, texts.setdefault(m.text, m.text)) for m in messages]
         if outcome is None or self.newer is None:
             return outcome
         if outcome.prompt_verified and outcome.case_id is not None:
@@ -195,8 +206,9 @@ class Rescorer:
         key = (model, case_id or source, sha256_text("\x00".join(m.text for m in messages)))
         if key in self._seen:
             self.report.duplicates += 1
+            self.report.row_file_copies += self._seen[key] and not self._in_stored_run
             return None
-        self._seen.add(key)
+        self._seen[key] = self._in_stored_run
         rows = self.frozen.rows
         if problem is not None or case_id is None:
             local = rows.error_row(
@@ -221,8 +233,10 @@ class Rescorer:
         mismatch = replay.mismatch
         ran_out = mismatch is not None and mismatch.logged_role is None
         hosted_failed = run.state is RunState.ERRORED or (hosted is not None and hosted.get("verdict") == "error")
+        shown = None  # the mismatch that is this row's problem, for reports that show both texts
         if mismatch is not None and not (mismatch.logged_role is None and hosted_failed):
             problem = f"case {case_id}: {mismatch.describe()}"
+            shown = mismatch
         elif replay.leftover:
             problem = f"case {case_id}: the run file holds {replay.leftover} more message(s) than the protocol sends"
         if hosted is None:
@@ -232,7 +246,9 @@ class Rescorer:
                 source, model, case_id, run.state.value, problem is None, problem, None, [], local, None, None, ran_out
             )
         if problem is not None:
-            return RowOutcome(source, model, case_id, run.state.value, False, problem, None, [], local, hosted)
+            return RowOutcome(
+                source, model, case_id, run.state.value, False, problem, None, [], local, hosted, mismatch=shown
+            )
         comparable = getattr(self.frozen.entry, "comparable", None)
         if comparable is not None:
             diffs = differences(comparable(local), comparable(hosted))
@@ -248,6 +264,7 @@ class Rescorer:
         name = run.task.name
         model = run.model_slug or "(no model)"
         summary = self.report.models.setdefault(model, ModelSummary(model))
+        self._in_stored_run = name == self.task.task_name
         if name == self.task.task_name:
             outcomes = []
             for index, sub in enumerate(run.subruns):
@@ -298,6 +315,7 @@ def rescore_runs(
     file_errors: Iterable[str] = (),
     *,
     newer: TaskFile | None = None,
+    keep_messages: bool = False,
 ) -> RescoreReport:
     """Rescore loaded runs (each with a label naming its file) against `task`.
 
@@ -306,8 +324,9 @@ def rescore_runs(
     row runs are kept and rescored after every stored-task run (so a row that also sits inside a
     parent counts once, for its parent). `file_errors` is read after `runs` is exhausted.
     `newer`: a newer version's task file whose scorer also scores every verified row (see `newer.py`).
+    `keep_messages`: keep each row's logged conversation (for a report that shows prompts and replies).
     """
-    rescorer = Rescorer(task, newer)
+    rescorer = Rescorer(task, newer, keep_messages=keep_messages)
     try:
         with _results_kept_out_of_gc() as keep:
             loose: list[tuple[Run, str]] = []
