@@ -301,7 +301,10 @@ def trial_svg(row: Row) -> str:
         [(lure.cell, lure.direction) for lure in trial.shown_lures],
         read_cells(trajectory["cells"]),
         read_ints(trajectory["hallucination_moves"]),
-        title=f"{row.get('case_id')}: score {row['scores']['score']:.3f}",
+        title=f"trial {row.get('case_id')}",
+        subtitle=f"score {row['scores']['score']:.3f}, SR {row['scores']['sr']:g}, "
+        f"{row['scores']['hc']} move(s) through walls, backtracks verified {row['scores']['bt']}",
+        teleports=read_ints(trajectory.get("teleport_moves", "")),
     )
 
 
