@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "freeze",
     "run",
     "rescore",
+    "report",
     "push",
     "check",
     "maze",
