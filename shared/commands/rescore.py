@@ -134,7 +134,9 @@ def run(args: argparse.Namespace) -> int:
     if args.html:
         from ..report_html import write_page
 
-        write_page(json.loads(json.dumps(data, default=str)), args.html)
+        write_page(
+            json.loads(json.dumps(data, sort_keys=True, default=str)), args.html
+        )  # the page of the --json result
         written.append(("HTML report", args.html))
     if not args.quiet and written:
         print("")

@@ -29,7 +29,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -252,7 +252,5 @@ class Chromium:
             self.process.wait(timeout=10)
         self._selector.close()
         for fd in (self._write, self._read):
-            try:
+            with suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
