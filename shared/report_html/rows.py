@@ -44,7 +44,10 @@ def rows_table(rows: Sequence[PageRow]) -> str:
         f'<th scope="col">{h}</th>'
         for h in ("#", "model", "case", "verdict", "prompt verified", "score agrees", "detail")
     )
-    return f'<table id="hb-rows" class="rows"><thead><tr>{head}</tr></thead><tbody>{"".join(lines)}</tbody></table>'
+    return (
+        f'<div class="rows-wrap" style="contain-intrinsic-size: auto {26 * len(lines) + 30}px">'
+        f'<table id="hb-rows" class="rows"><thead><tr>{head}</tr></thead><tbody>{"".join(lines)}</tbody></table></div>'
+    )
 
 
 def filters(rows: Sequence[PageRow]) -> str:
