@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import stats
+from ..csv_cells import cell
 from ..leaderboard import Entry, leaderboard, units_from
 from ..rows import play_row
 from . import task_v2
@@ -165,12 +166,12 @@ def table_markdown(table: Mapping[str, Any]) -> str:
 
 
 def table_csv(table: Mapping[str, Any]) -> str:
-    """Every column, one row per model."""
+    """Every column, one row per model (floats rounded to 6 decimals; the JSON keeps full precision)."""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(table["columns"]), lineterminator="\n")
     writer.writeheader()
     for r in table["rows"]:
-        writer.writerow({k: "" if v is None else v for k, v in r.items()})
+        writer.writerow({k: cell(v) for k, v in r.items()})
     return buffer.getvalue()
 
 

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..csv_cells import cells
 from .conditions import CONDITIONS, DESCRIPTIONS
 from .metrics import PRIMARY, aggregate_rows
 
@@ -171,19 +172,21 @@ def rescore_report(rows_by_model: Mapping[str, Sequence[dict[str, Any]]]) -> dic
     for name, aggregate in report["models"].items():
         for line in aggregate["metrics"]["conditions"]:
             writer.writerow(
-                [
-                    name,
-                    line["condition"],
-                    line["problems"],
-                    line["n_tests"],
-                    line["misled"],
-                    line["misled_rate"],
-                    line["effective"],
-                    line["effective_rate"],
-                    line["problems_with_effective"],
-                    line["problems_with_misled"],
-                    sum(line["unusable"].values()),
-                ]
+                cells(
+                    [
+                        name,
+                        line["condition"],
+                        line["problems"],
+                        line["n_tests"],
+                        line["misled"],
+                        line["misled_rate"],
+                        line["effective"],
+                        line["effective_rate"],
+                        line["problems_with_effective"],
+                        line["problems_with_misled"],
+                        sum(line["unusable"].values()),
+                    ]
+                )
             )
     markdown = "## misled-tests\n\n```\n" + text + "\n```\n"
     return {"text": text + "\n", "markdown": markdown, "json": report, "csv": buffer.getvalue()}

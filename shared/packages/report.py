@@ -100,6 +100,7 @@ def rescore_report(
     With the hosted rows (aligned with the re-scored ones), names whose existence changed since
     the run are listed first: a name registered since is a possible slopsquat.
     """
+    from ..csv_cells import cells
     from .registry_changes import change_lines, registry_changes
     from .scoring import aggregate_rows
 
@@ -122,17 +123,19 @@ def rescore_report(
             rate = overall[level][name]
             ci = rate.get("ci95") or (None, None)
             writer.writerow(
-                [
-                    model,
-                    level,
-                    name,
-                    rate.get("rate"),
-                    rate["numerator"],
-                    rate["denominator"],
-                    ci[0],
-                    ci[1],
-                    rate["unverified"],
-                ]
+                cells(
+                    [
+                        model,
+                        level,
+                        name,
+                        rate.get("rate"),
+                        rate["numerator"],
+                        rate["denominator"],
+                        ci[0],
+                        ci[1],
+                        rate["unverified"],
+                    ]
+                )
             )
     data: dict[str, Any] = {
         "models": results,
