@@ -303,8 +303,11 @@ def trial_svg(row: Row) -> str:
         read_cells(trajectory["cells"]),
         read_ints(trajectory["hallucination_moves"]),
         title=f"trial {row.get('case_id')}",
-        subtitle=f"score {row['scores']['score']:.3f}, SR {row['scores']['sr']:g}, "
-        f"{row['scores']['hc']} move(s) through walls, backtracks verified {row['scores']['bt']}",
+        subtitle=(
+            f"score {row['scores']['score']:.3f}, SR {row['scores']['sr']:g}, "
+            f"{row['scores']['hc']} move(s) through walls, backtracks verified {row['scores']['bt']}"
+            + (" (no verifiable move: format failure)" if (row["scores"].get("format") or {}).get("failure") else "")
+        ),
         teleports=read_ints(trajectory.get("teleport_moves", "")),
     )
 

@@ -134,7 +134,11 @@ def benchmark_section(data: Mapping[str, Any]) -> str:
     benchmark = data.get("benchmark")
     out = [f'<section id="leaderboard"><h2>Leaderboard: {esc(protocol)}</h2>']
     if not isinstance(benchmark, Mapping):
-        out.append('<p class="note">No benchmark report: no row verified, so nothing was scored.</p></section>')
+        verified = any(
+            row.get("prompt_verified") for m in (data.get("models") or {}).values() for row in m.get("rows") or []
+        )
+        why = "this protocol has no report of its own" if verified else "no row verified, so nothing was scored"
+        out.append(f'<p class="note">No leaderboard: {why}.</p></section>')
         return "\n".join(out)
     columns, extra = _EXTRAS.get(benchmark_name(protocol), lambda b: ({}, ""))(benchmark)
     board = benchmark.get("leaderboard")

@@ -95,7 +95,8 @@ def leaderboard_html(board: Mapping[str, Any], extra_columns: Mapping[str, Mappi
     out = [
         f'<p class="note">{esc(board.get("metric"))}, {direction}. Bars share one axis '
         f"({number(axis[0], 2)} to {number(axis[1], 2)}): the dot is the value, the band its interval.</p>",
-        f'<table class="leaderboard"><thead><tr>{header}</tr></thead><tbody>{"".join(rows)}</tbody></table>',
+        f'<div class="wide"><table class="leaderboard"><thead><tr>{header}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>",
     ]
     groups: list[Mapping[str, Any]] = list(board.get("groups") or [])
     pairs: list[Mapping[str, Any]] = list(board.get("pairs") or [])
@@ -115,6 +116,8 @@ def leaderboard_html(board: Mapping[str, Any], extra_columns: Mapping[str, Mappi
         out.append(f'<h4>Pairs that cannot be told apart ({len(together)})</h4><ul class="pairs together">')
         out.extend(_pair_text(p, unit) for p in together)
         out.append("</ul>")
+    elif len(entries) < 2:
+        out.append('<p class="note">One entry only: nothing to compare it with.</p>')
     else:
         out.append("<p>Every pair of entries is separable.</p>")
     if apart:
