@@ -102,6 +102,7 @@ def leaderboard_html(board: Mapping[str, Any], extra_columns: Mapping[str, Mappi
     pairs: list[Mapping[str, Any]] = list(board.get("pairs") or [])
     together = [p for p in pairs if not p.get("separable")]
     apart = [p for p in pairs if p.get("separable")]
+    method = str(board.get("method") or "")
     out.append('<h4>Separable groups</h4><ul class="groups">')
     for group in groups:
         members = ", ".join(esc(m) for m in group.get("members") or [])
@@ -110,7 +111,7 @@ def leaderboard_html(board: Mapping[str, Any], extra_columns: Mapping[str, Mappi
     out.append("</ul>")
     out.append(
         f'<p class="note">Entries sharing a letter cannot be told apart; entries with no letter in common can. '
-        f"{esc(board.get('method'))}.</p>"
+        f"{esc(method[:1].upper() + method[1:])}.</p>"
     )
     if together:
         out.append(f'<h4>Pairs that cannot be told apart ({len(together)})</h4><ul class="pairs together">')
