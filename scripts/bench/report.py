@@ -86,9 +86,10 @@ def main_bench() -> int:
         json.loads(result.read_text(encoding="utf-8"))
         python_parse_ms = 1000 * (time.perf_counter() - started)
         best = measure(page, folder / "profile", args.repeat)
+        page_mb, result_mb = page.stat().st_size / 1e6, result.stat().st_size / 1e6
     load, parse = best["load_ms"], best["browser_json_parse_ms"]
     print(f"rows: {args.rows} in {files} run files; rescore --json --html: {rescore_s:.1f} s")
-    print(f"page: {page.stat().st_size / 1e6:.1f} MB; result JSON: {result.stat().st_size / 1e6:.1f} MB")
+    print(f"page: {page_mb:.1f} MB; result JSON: {result_mb:.1f} MB")
     print(f"page load (navigation to ready, best of {args.repeat}): {load:.0f} ms  (target < 3000 ms)")
     print(f"JSON.parse of the page's embedded JSON, same browser: {parse:.0f} ms  -> load / parse = {load / parse:.2f}")
     print(f"json.loads of the --json result, Python: {python_parse_ms:.0f} ms  -> load / parse = "
