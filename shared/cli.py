@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "freeze",
     "run",
     "rescore",
+    "report",
     "push",
     "check",
     "maze",

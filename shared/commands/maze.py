@@ -45,10 +45,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     draw.set_defaults(handler=_draw)
 
     base = sub.add_parser("baselines", help="simulate random-walk, DFS and BFS agents through the same scorer")
-    base.add_argument("--sizes", type=int, nargs="+", default=[5, 7, 9, 11])
-    base.add_argument("--seeds", type=int, default=20, help="seeds 0..K-1 per size (default 20)")
-    base.add_argument("--no-mirage", action="store_true")
-    base.add_argument("--json", action="store_true")
+    base.add_argument(
+        "--sizes", type=int, nargs="+", default=[5, 7, 9, 11], metavar="N", help="maze sizes (default 5 7 9 11)"
+    )
+    base.add_argument("--seeds", type=int, default=20, metavar="K", help="seeds 0..K-1 per size (default 20)")
+    base.add_argument("--no-mirage", action="store_true", help="mazes without lure hints")
+    base.add_argument("--json", action="store_true", help="print the table as JSON instead of text")
     base.set_defaults(handler=_baselines)
 
 
@@ -174,6 +176,9 @@ def _draw(args: argparse.Namespace) -> int:
     maze, solution, slots, lures = target
     path = None
     crossings: list[int] = []
+    teleports: list[int] = []
+    subtitle = None
+    title = f"maze {maze.size}x{maze.size}" + (f", seed {args.seed}" if args.seed is not None else "")
     if args.reply:
         try:
             result = score_reply(maze, solution, slots, _read_text(args.reply), with_v11=False)
@@ -181,14 +186,20 @@ def _draw(args: argparse.Namespace) -> int:
             return _fail(f"cannot read reply: {exc}")
         path = read_cells(result["trajectory"]["cells"])
         crossings = read_ints(result["trajectory"]["hallucination_moves"])
-    svg = draw_svg(maze, solution, [(lure.cell, lure.direction) for lure in lures], path, crossings)
+        teleports = read_ints(result["trajectory"]["teleport_moves"])
+        subtitle = f"score {result['score']:.3f}, SR {result['sr']:g}, {result['hc']} move(s) through walls"
+    lure_marks = [(lure.cell, lure.direction) for lure in lures]
+    svg = draw_svg(maze, solution, lure_marks, path, crossings, title=title, subtitle=subtitle, teleports=teleports)
     if args.out is None:
         sys.stdout.write(svg)
         return 0
     if args.out.suffix.lower() == ".png":
         png = svg_to_png(svg)
         if png is None:
-            return _fail("PNG output needs cairosvg, which is not installed; write .svg instead")
+            return _fail(
+                "PNG output needs cairosvg and the cairo library: pip install 'hallubench[png]' "
+                "(Debian: apt-get install libcairo2), or write .svg instead"
+            )
         args.out.write_bytes(png)
     else:
         args.out.write_text(svg, encoding="utf-8")

@@ -28,12 +28,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     commands = parser.add_subparsers(dest="packages_command", metavar="SUBCOMMAND")
     check = commands.add_parser("check", help="one verdict per reference, with evidence")
     check.add_argument("file", help="a code file or a model answer (Markdown with fences); '-' reads stdin")
-    check.add_argument("--lang", choices=("python", "javascript", "auto"), default="auto")
+    check.add_argument(
+        "--lang",
+        choices=("python", "javascript", "auto"),
+        default="auto",
+        help="the language of the code (default auto: from the file suffix or the code fences)",
+    )
     check.add_argument("--json", action="store_true", help="print a JSON object with a list `references`")
     _registry_options(check)
     check.set_defaults(handler=_check)
     gate = commands.add_parser("gate", help="decoy gate (20 lookups) and canary; exit 1 if either fails")
-    gate.add_argument("--json", action="store_true")
+    gate.add_argument("--json", action="store_true", help="print the gate's checks as one JSON object")
     _registry_options(gate)
     gate.set_defaults(handler=_gate)
 

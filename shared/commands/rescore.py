@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -38,6 +39,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--markdown", type=Path, metavar="OUT", help="write the report as Markdown")
     parser.add_argument("--csv", type=Path, metavar="OUT", help="write the benchmark's per-model table as CSV")
     parser.add_argument("--rows-csv", type=Path, metavar="OUT", help="write one line per row (verification) as CSV")
+    parser.add_argument(
+        "--html", type=Path, metavar="OUT", help="write the report as one self-contained HTML page (rows drill down)"
+    )
     parser.add_argument("--pictures", type=Path, metavar="DIR", help="write pictures (e.g. best and worst maze trial)")
     parser.add_argument(
         "--human", type=Path, action="append", default=[], metavar="FILE", help="human baseline results (hallumaze)"
@@ -78,7 +82,8 @@ def run(args: argparse.Namespace) -> int:
             return _nothing_read(feed.file_errors)
         task = read_task_file(task_path)
         newer = read_task_file(find_task(args.scorer).require_built()) if args.scorer else None
-        report = rescore_runs(task, feed.runs(), feed.file_errors, newer=newer)
+        keep_messages = bool(args.json or args.html)  # only a saved result or a page shows the conversations
+        report = rescore_runs(task, feed.runs(), feed.file_errors, newer=newer, keep_messages=keep_messages)
     except (TaskNotFound, TaskFileError, IncompatibleScorer) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -115,21 +120,37 @@ def run(args: argparse.Namespace) -> int:
         print(to_text(report, show_metrics=extra is None), end="")
         if extra is not None:
             print("\n" + str(extra.get("text", "")), end="")
-    if args.json:
+    written: list[tuple[str, Path]] = []
+    if args.json or args.html:
         data = to_json(report)
         if extra is not None:
             data["benchmark"] = extra.get("json")
         data["exit_code"] = code
-        args.json.write_text(dumps_strict(data), encoding="utf-8")
+        strict = dumps_strict(data)
+    if args.json:
+        args.json.write_text(strict, encoding="utf-8")
+        written.append(("JSON", args.json))
     if args.markdown:
         markdown = to_markdown(report)
         if extra is not None:
             markdown += "\n" + str(extra.get("markdown", ""))
         args.markdown.write_text(markdown, encoding="utf-8")
+        written.append(("Markdown", args.markdown))
     if args.csv:
         args.csv.write_text(str(extra.get("csv", "")) if extra is not None else to_csv(report), encoding="utf-8")
+        written.append(("CSV", args.csv))
     if args.rows_csv:
         args.rows_csv.write_text(to_csv(report), encoding="utf-8")
+        written.append(("rows CSV", args.rows_csv))
+    if args.html:
+        from ..report_html import write_page
+
+        write_page(json.loads(strict), args.html)  # the page of the --json result, read back as `report` reads it
+        written.append(("HTML report", args.html))
+    if not args.quiet and written:
+        print("")
+        for kind, path in written:
+            print(f"wrote {kind}: {path.resolve()}")
     if not report.rows and not report.file_errors:
         print("error: none of the run files belongs to this task", file=sys.stderr)
     return code

@@ -31,7 +31,8 @@ examples:
   OPENAI_API_KEY=... hallubench run hallumaze --base-url https://api.openai.com/v1 \\
       --model-name gpt-4o-mini --api-key-env OPENAI_API_KEY
 
-exit codes: 0 every stored task run completed; 1 the task file failed; 2 nothing ran."""
+exit codes: 0 every stored task run completed; 1 the task file failed; 2 nothing ran;
+with --html, 3-5 when the rescore of the run files finds a problem (as `hallubench rescore`)."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -76,6 +77,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--out", type=Path, metavar="DIR", help="output directory (default runs/<task>/<model>/<UTC timestamp>)"
     )
     parser.add_argument("--no-progress", action="store_true", help="do not draw the progress bar on stderr")
+    parser.add_argument(
+        "--html",
+        type=Path,
+        metavar="OUT",
+        help="then rescore the run files (as `hallubench rescore DIR --html OUT` would) and write the HTML report",
+    )
     parser.set_defaults(handler=handle)
 
 
@@ -189,4 +196,16 @@ def handle(args: argparse.Namespace) -> int:
         if tail:
             print(f"--- last lines of {outcome.log_path} ---\n{tail}", file=sys.stderr)
         return EXIT_FAILED
+    if args.html is not None:
+        return _rescore_with_page(task_file, outcome.out_dir, args.html)
     return 0
+
+
+def _rescore_with_page(task_file: Path, out_dir: Path, html: Path) -> int:
+    """Verify and score the run just made, exactly as `hallubench rescore` does, and write its HTML page."""
+    from ..cli import make_parser
+
+    print(f"\nhallubench rescore {out_dir} --task {task_file} --html {html}\n")
+    rescore = make_parser().parse_args(["rescore", str(out_dir), "--task", str(task_file), "--html", str(html)])
+    code: int = rescore.handler(rescore)
+    return code

@@ -3,11 +3,14 @@
 * **random walk**: uniform over the open sides of the current cell, until the exit or a budget
   of 4 N^2 moves (the budget the v1.1 write-up's random walk was claimed against);
 * **DFS agent**: depth-first search with backtracking, declaring DEAD_END where it turns back;
-* **BFS oracle**: walks the unique solution.
+* **BFS oracle**: walks the unique solution;
+* **liar**: walks the solution but takes its longest shortcut through a wall, then claims three
+  backtracks, no hallucination and a detected loop: the kind of reply HalluMaze v1.1 rewarded,
+  because it merged claims into its counts (compare its `v11` score with the verified one).
 
 Each agent writes a transcript in the answer format (STEP lines at 100% confidence, honest
-counts) and answers through a `Conversation`, so single-shot and interactive trials alike go
-through `task_v2.play`; nothing about a baseline is hard-coded. Agents draw from their own
+counts except the liar's) and answers through a `Conversation`, so single-shot and interactive
+trials alike go through `task_v2.play`; nothing about a baseline is hard-coded. Agents draw from their own
 `random.Random` seeded by (agent, size, seed, repeat).
 """
 
@@ -25,7 +28,8 @@ from .parse import ParsedReply, StepLine
 from .trial import Trial, load_trial
 from .verify import replay
 
-AGENTS = ("random_walk", "dfs_agent", "bfs_oracle")
+AGENTS = ("random_walk", "dfs_agent", "bfs_oracle", "liar")
+LIAR_CLAIMED_BACKTRACKS = 3
 
 
 def random_walk(maze: Maze, rng: random.Random, budget: int) -> list[Cell]:
@@ -53,6 +57,36 @@ def dfs_walk(maze: Maze, rng: random.Random) -> list[Cell]:
             nxt = stack[-1]
         cells.append(nxt)
     return cells
+
+
+def shortcut_walk(maze: Maze, solution: Sequence[Cell]) -> list[Cell]:
+    """The solution with its longest shortcut through one wall (the solution itself when there is none)."""
+    where = {cell: index for index, cell in enumerate(solution)}
+    best: tuple[int, int] | None = None
+    for i, cell in enumerate(solution):
+        for direction in "NSEW":
+            j = where.get(step(cell, direction), -1)
+            if j > i + 1 and not maze.is_open(cell, direction) and (best is None or j - i > best[1] - best[0]):
+                best = (i, j)
+    if best is None:
+        return list(solution)
+    return [*solution[: best[0] + 1], *solution[best[1] :]]
+
+
+def _liar_transcript(maze: Maze, cells: Sequence[Cell]) -> tuple[list[str], list[str]]:
+    """STEP lines for `cells` with a claimed loop halfway, and a final block of claims the walk does not bear out."""
+    lines, _ = transcript(maze, cells)
+    steps = [line for line in lines if line.startswith("STEP")]
+    middle = len(steps) // 2
+    r, c = cells[middle]
+    steps.insert(middle, f"LOOP detected at ({r},{c}) — changing strategy")
+    block = [
+        f"BACKTRACK_COUNT: {LIAR_CLAIMED_BACKTRACKS}",
+        "HALLUCINATION_COUNT: 0",
+        "CONFIDENCE_LOG: " + ", ".join(f"step{i}:100" for i in range(1, len(cells))),
+        "FINAL_PATH: " + "→".join(f"({r},{c})" for r, c in cells),
+    ]
+    return steps, block
 
 
 def _loop_erased(cells: Sequence[Cell]) -> list[Cell]:
@@ -98,6 +132,8 @@ def agent_walk(agent: str, trial: Trial) -> list[Cell]:
         return dfs_walk(trial.maze, rng)
     if agent == "bfs_oracle":
         return list(trial.solution)
+    if agent == "liar":
+        return shortcut_walk(trial.maze, trial.solution)
     raise ValueError(f"unknown baseline agent {agent!r}; known: {', '.join(AGENTS)}")
 
 
@@ -134,7 +170,8 @@ def baseline_rows(
     for case in cases:
         trial = load_trial(case)
         for agent in agents:
-            lines, block = transcript(trial.maze, agent_walk(agent, trial))
+            walk = agent_walk(agent, trial)
+            lines, block = _liar_transcript(trial.maze, walk) if agent == "liar" else transcript(trial.maze, walk)
             per_turn = trial.moves_per_turn if trial.mode == "interactive" else None
             row = play_row(
                 task_v2.play,

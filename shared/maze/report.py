@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import stats
+from ..csv_cells import cell
+from ..leaderboard import Entry, leaderboard, units_from
 from ..rows import play_row
 from . import task_v2
 from .aggregate import aggregate_rows, ariadne_summary, mirage_pairs, scored
@@ -164,12 +166,12 @@ def table_markdown(table: Mapping[str, Any]) -> str:
 
 
 def table_csv(table: Mapping[str, Any]) -> str:
-    """Every column, one row per model."""
+    """Every column, one row per model (floats rounded to 6 decimals; the JSON keeps full precision)."""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(table["columns"]), lineterminator="\n")
     writer.writeheader()
     for r in table["rows"]:
-        writer.writerow({k: "" if v is None else v for k, v in r.items()})
+        writer.writerow({k: cell(v) for k, v in r.items()})
     return buffer.getvalue()
 
 
@@ -265,6 +267,25 @@ def compare_models(
     return out
 
 
+def separability(rows_by_entry: Mapping[str, Sequence[Row]], *, resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """The leaderboard by verified score with every pairwise paired difference and the groups it cannot split."""
+    entries = []
+    for name, rows in rows_by_entry.items():
+        values = _values(rows, "score")
+        errors = sum(1 for row in rows if row.get("verdict") == "error")
+        entries.append(
+            Entry(
+                name,
+                kind_of(name),
+                units_from((str(row.get("case_id")), value, 1.0) for row, value in zip(rows, values, strict=True)),
+                {"trials": len(rows), "scored": len(scored(rows)), "errors": errors},
+            )
+        )
+    return leaderboard(
+        "hallumaze score", entries, higher_is_better=True, unit_name="case", resamples=resamples, seed=seed
+    )
+
+
 def best_and_worst(rows: Sequence[Row]) -> tuple[Row | None, Row | None]:
     """The scored trials with the highest and lowest verified score (ties broken by case id)."""
     done = sorted(scored(rows), key=lambda r: (float(r["scores"]["score"]), str(r.get("case_id"))))
@@ -281,7 +302,13 @@ def trial_svg(row: Row) -> str:
         [(lure.cell, lure.direction) for lure in trial.shown_lures],
         read_cells(trajectory["cells"]),
         read_ints(trajectory["hallucination_moves"]),
-        title=f"{row.get('case_id')}: score {row['scores']['score']:.3f}",
+        title=f"trial {row.get('case_id')}",
+        subtitle=(
+            f"score {row['scores']['score']:.3f}, SR {row['scores']['sr']:g}, "
+            f"{row['scores']['hc']} move(s) through walls, backtracks verified {row['scores']['bt']}"
+            + (" (no verifiable move: format failure)" if (row["scores"].get("format") or {}).get("failure") else "")
+        ),
+        teleports=read_ints(trajectory.get("teleport_moves", "")),
     )
 
 
@@ -378,6 +405,7 @@ def rescore_report(
     data = {
         "benchmark": "hallumaze",
         "table": table,
+        "leaderboard": separability(everyone, resamples=resamples, seed=seed),
         "mirage_on_minus_off": mirage,
         "ariadne_b_minus_c": ariadne,
         "pictures": pictures,

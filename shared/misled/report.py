@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..csv_cells import cells
 from .conditions import CONDITIONS, DESCRIPTIONS
 from .metrics import PRIMARY, aggregate_rows
 
@@ -123,10 +124,33 @@ def format_report(report: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def separability(report: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The headline (misled share of tests, buggy code shown) per model, paired over shared problems, and groups."""
+    from ..leaderboard import Entry, leaderboard, units_from
+    from .conditions import BUGGY_CODE
+
+    entries = []
+    for name, group in group_by_model(rows).items():
+        if name not in report["models"]:
+            continue
+        buggy = [r for r in group if r.get("condition") == BUGGY_CODE]
+        scored = [r for r in buggy if r.get("verdict") in ("pass", "fail") and isinstance(r.get("scores"), dict)]
+        units = units_from(
+            (str(r["problem"]), r["scores"].get("misled", 0) or 0, r["scores"].get("n_tests", 0) or 0) for r in scored
+        )
+        counts = {"tests": int(sum(d for _, d in units.values())), "problems": len(units)}
+        counts["harness errors"] = len(buggy) - len(scored)
+        entries.append(Entry(name, "model", units, counts))
+    return leaderboard(
+        "misled tests / all tests, buggy code shown", entries, higher_is_better=False, unit_name="problem"
+    )
+
+
 def rescore_report(rows_by_model: Mapping[str, Sequence[dict[str, Any]]]) -> dict[str, Any]:
     """`hallubench rescore`'s misled-tests section: the condition table and comparisons per model."""
     rows = [{**row, "model": model} for model, group in rows_by_model.items() for row in group]
     report = build_report(rows)
+    report["leaderboard"] = separability(report, rows)
     text = format_report(report)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -148,19 +172,21 @@ def rescore_report(rows_by_model: Mapping[str, Sequence[dict[str, Any]]]) -> dic
     for name, aggregate in report["models"].items():
         for line in aggregate["metrics"]["conditions"]:
             writer.writerow(
-                [
-                    name,
-                    line["condition"],
-                    line["problems"],
-                    line["n_tests"],
-                    line["misled"],
-                    line["misled_rate"],
-                    line["effective"],
-                    line["effective_rate"],
-                    line["problems_with_effective"],
-                    line["problems_with_misled"],
-                    sum(line["unusable"].values()),
-                ]
+                cells(
+                    [
+                        name,
+                        line["condition"],
+                        line["problems"],
+                        line["n_tests"],
+                        line["misled"],
+                        line["misled_rate"],
+                        line["effective"],
+                        line["effective_rate"],
+                        line["problems_with_effective"],
+                        line["problems_with_misled"],
+                        sum(line["unusable"].values()),
+                    ]
+                )
             )
     markdown = "## misled-tests\n\n```\n" + text + "\n```\n"
     return {"text": text + "\n", "markdown": markdown, "json": report, "csv": buffer.getvalue()}

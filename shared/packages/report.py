@@ -72,6 +72,25 @@ def markdown_report(result: Mapping[str, Any], *, model: str = "") -> str:
     return "\n".join(lines) + "\n"
 
 
+def separability(rows_by_model: Mapping[str, Sequence[dict[str, Any]]]) -> dict[str, Any]:
+    """The headline rate per model (per reference), every paired difference over shared samples, and the groups."""
+    from ..leaderboard import Entry, leaderboard, units_from
+
+    entries = []
+    for model, rows in sorted(rows_by_model.items()):
+        scored = [r for r in rows if isinstance(r.get("scores"), Mapping) and r.get("verdict") != "error"]
+        packages = [(str(r.get("case_id")), r["scores"]["packages"]) for r in scored]
+        units = units_from((case, p["missing"], p["exists"] + p["missing"]) for case, p in packages)
+        counts = {
+            "references decided": int(sum(d for _, d in units.values())),
+            "unverified": sum(int(p["unverified"]) for _, p in packages),
+            "samples": len(rows),
+            "error rows": len(rows) - len(scored),
+        }
+        entries.append(Entry(model, "model", units, counts))
+    return leaderboard("hallucinated package rate (per reference)", entries, higher_is_better=False, unit_name="sample")
+
+
 def rescore_report(
     rows_by_model: Mapping[str, Sequence[dict[str, Any]]],
     hosted_by_model: Mapping[str, Sequence[dict[str, Any] | None]] | None = None,
@@ -81,6 +100,7 @@ def rescore_report(
     With the hosted rows (aligned with the re-scored ones), names whose existence changed since
     the run are listed first: a name registered since is a possible slopsquat.
     """
+    from ..csv_cells import cells
     from .registry_changes import change_lines, registry_changes
     from .scoring import aggregate_rows
 
@@ -103,17 +123,23 @@ def rescore_report(
             rate = overall[level][name]
             ci = rate.get("ci95") or (None, None)
             writer.writerow(
-                [
-                    model,
-                    level,
-                    name,
-                    rate.get("rate"),
-                    rate["numerator"],
-                    rate["denominator"],
-                    ci[0],
-                    ci[1],
-                    rate["unverified"],
-                ]
+                cells(
+                    [
+                        model,
+                        level,
+                        name,
+                        rate.get("rate"),
+                        rate["numerator"],
+                        rate["denominator"],
+                        ci[0],
+                        ci[1],
+                        rate["unverified"],
+                    ]
+                )
             )
-    data: dict[str, Any] = {"models": results, "registry_changes": changes}
+    data: dict[str, Any] = {
+        "models": results,
+        "registry_changes": changes,
+        "leaderboard": separability(rows_by_model),
+    }
     return {"text": markdown, "markdown": markdown, "json": data, "csv": buffer.getvalue()}

@@ -26,7 +26,7 @@ from ..kaggle_runs.model import DictResult, NumericResult, Role, Run, RunState
 from ..taskfile.reader import FrozenProtocol, TaskFile
 from .compare import differences
 from .newer import NewerScore, NewerScorer
-from .replay import LoggedMessage, ReplayConversation
+from .replay import LoggedMessage, PromptMismatch, ReplayConversation
 
 HEADLINE_TOLERANCE = 1e-9
 _R = TypeVar("_R")
@@ -57,6 +57,8 @@ class RowOutcome:
     newer: NewerScore | None = None  # with a newer scorer: its row for this run, or why there is none
     log_ran_out: bool = False  # the frozen protocol wanted more messages than the run holds (a cut-short run)
     conflict: str | None = None  # another copy of this very row differs from this one: neither counts
+    mismatch: PromptMismatch | None = None  # where the prompt first differs, when that is the problem
+    messages: list[LoggedMessage] | None = None  # the logged conversation, kept only when a report shows it
 
     @property
     def counted(self) -> bool:
@@ -119,7 +121,10 @@ class RescoreReport:
     file_errors: list[str] = field(default_factory=list)
     foreign_runs: list[str] = field(default_factory=list)
     foreign_tasks: set[str] = field(default_factory=set)  # the task names of those runs
-    duplicates: int = 0
+    duplicates: int = 0  # byte-identical copies of a row (same model, case, run and content), counted once
+    # Of those, loose row run files repeating a row of a stored-task run: kbench writes both, so a plain run
+    # has one per row. Counted once, and not a problem.
+    row_file_copies: int = 0
     conflicts: list[Conflict] = field(default_factory=list)
     # CPU seconds spent inside the frozen protocol (its `play`, row wrapper and `aggregate`): the
     # part of a rescore that belongs to the benchmark's scorer rather than to rescoring itself.
@@ -160,15 +165,19 @@ def logged_messages(run: Run) -> list[LoggedMessage]:
 class Rescorer:
     """Holds the frozen protocol and the case lookups; call `add_run` per loaded run, then `finish`."""
 
-    def __init__(self, task: TaskFile, newer: TaskFile | None = None) -> None:
+    def __init__(self, task: TaskFile, newer: TaskFile | None = None, *, keep_messages: bool = False) -> None:
         self.task = task
+        self.keep_messages = keep_messages
+        self._texts: dict[str, str] = {}  # one copy of each kept text (the same prompt recurs for every model)
         self.newer = NewerScorer(newer, task) if newer is not None else None
         self.frozen = FrozenProtocol(task)
         self.cases = task.case_by_id()
         self.report = RescoreReport(task=task, newer_task=newer)
         self._first_prompt_index: dict[str, str] | None = None
-        # (model, case, run identity) -> every different copy of that row seen so far, by content fingerprint
-        self._copies: dict[tuple[str, str, str], list[tuple[str, RowOutcome]]] = {}
+        # (model, case, run identity) -> every different copy of that row seen so far: its content fingerprint,
+        # its outcome, and whether it was first seen inside a stored-task run
+        self._copies: dict[tuple[str, str, str], list[tuple[str, RowOutcome, bool]]] = {}
+        self._in_stored_run = False
 
     def close(self) -> None:
         self.frozen.close()
@@ -222,10 +231,15 @@ class Rescorer:
         copy_key = (model, case_id or source, _run_identity(run))
         fingerprint = _fingerprint(run, messages)
         copies = self._copies.setdefault(copy_key, [])
-        if any(seen == fingerprint for seen, _ in copies):
+        same = next((in_stored for seen, _, in_stored in copies if seen == fingerprint), None)
+        if same is not None:
             self.report.duplicates += 1
+            self.report.row_file_copies += same and not self._in_stored_run
             return None
         outcome = self._verified_row(run, source, model, messages, case_id, problem)
+        if self.keep_messages:
+            texts = self._texts
+            outcome.messages = [LoggedMessage(m.role, texts.setdefault(m.text, m.text)) for m in messages]
         if self.newer is not None:
             if outcome.prompt_verified and outcome.case_id is not None:
                 outcome.newer = self._in_protocol(
@@ -234,8 +248,8 @@ class Rescorer:
             else:
                 outcome.newer = NewerScore(None, "the prompt did not verify under the frozen version")
         if copies:
-            self._record_conflict(model, case_id or "?", [earlier for _, earlier in copies], outcome)
-        copies.append((fingerprint, outcome))
+            self._record_conflict(model, case_id or "?", [earlier for _, earlier, _ in copies], outcome)
+        copies.append((fingerprint, outcome, self._in_stored_run))
         return outcome
 
     def _record_conflict(self, model: str, case_id: str, earlier: list[RowOutcome], outcome: RowOutcome) -> None:
@@ -306,8 +320,10 @@ class Rescorer:
         mismatch = replay.mismatch
         ran_out = mismatch is not None and mismatch.logged_role is None
         hosted_failed = run.state is RunState.ERRORED or (hosted is not None and hosted.get("verdict") == "error")
+        shown = None  # the mismatch that is this row's problem, for reports that show both texts
         if mismatch is not None and not (mismatch.logged_role is None and hosted_failed):
             problem = f"case {case_id}: {mismatch.describe()}"
+            shown = mismatch
         elif replay.leftover:
             problem = f"case {case_id}: the run file holds {replay.leftover} more message(s) than the protocol sends"
         kind = None if problem is None else ProblemKind.PROMPT
@@ -322,7 +338,7 @@ class Rescorer:
                 log_ran_out=ran_out,
             )
         if problem is not None:
-            return outcome(local, problem=problem, problem_kind=kind)
+            return outcome(local, problem=problem, problem_kind=kind, mismatch=shown)
         comparable = getattr(self.frozen.entry, "comparable", None)
         if comparable is not None:
             diffs = differences(comparable(local), comparable(hosted))
@@ -341,6 +357,7 @@ class Rescorer:
         name = run.task.name
         model = run.model_slug or "(no model)"
         summary = self.report.models.setdefault(model, ModelSummary(model))
+        self._in_stored_run = name == self.task.task_name
         if name == self.task.task_name:
             outcomes = []
             for index, sub in enumerate(run.subruns):
@@ -419,6 +436,7 @@ def rescore_runs(
     file_errors: Iterable[str] = (),
     *,
     newer: TaskFile | None = None,
+    keep_messages: bool = False,
 ) -> RescoreReport:
     """Rescore loaded runs (each with a label naming its file) against `task`.
 
@@ -427,8 +445,9 @@ def rescore_runs(
     row runs are kept and rescored after every stored-task run (so a row that also sits inside a
     parent counts once, for its parent). `file_errors` is read after `runs` is exhausted.
     `newer`: a newer version's task file whose scorer also scores every verified row (see `newer.py`).
+    `keep_messages`: keep each row's logged conversation (for a report that shows prompts and replies).
     """
-    rescorer = Rescorer(task, newer)
+    rescorer = Rescorer(task, newer, keep_messages=keep_messages)
     try:
         with _results_kept_out_of_gc() as keep:
             loose: list[tuple[Run, str]] = []

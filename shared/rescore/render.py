@@ -165,8 +165,7 @@ def to_text(report: RescoreReport, *, show_metrics: bool = True) -> str:
     task = report.task
     out = [
         f"hallubench rescore: {task.path} ({task.protocol_id}, payload {task.payload_sha256[:12]})",
-        f"rows: {sum(len(summary.counted_rows) for summary in report.models.values())}  "
-        f"duplicates skipped: {report.duplicates}  "
+        f"rows: {sum(len(summary.counted_rows) for summary in report.models.values())}{_repeats(report)}  "
         f"conflicting rows: {sum(len(c.sources) for c in report.conflicts)}  "
         f"unreadable files: {len(report.file_errors)}  runs of other tasks: {len(report.foreign_runs)}",
         "",
@@ -202,6 +201,13 @@ def to_text(report: RescoreReport, *, show_metrics: bool = True) -> str:
             out.extend(f"  {key}: {_fmt(value)}" for key, value in sorted(metrics.items()))
     out.extend(_newer_text(report))
     return "\n".join(out) + "\n"
+
+
+def _repeats(report: RescoreReport) -> str:
+    """Rows read twice: kbench writes each row both inside the stored run and as its own file (normal)."""
+    text = f" (+{report.row_file_copies} row run files repeating them, counted once)" if report.row_file_copies else ""
+    others = report.duplicates - report.row_file_copies
+    return text + (f"  identical copies skipped: {others}" if others else "")
 
 
 def _fmt(value: Any) -> str:
@@ -247,6 +253,7 @@ def to_json(report: RescoreReport) -> dict[str, Any]:
         },
         "summary": summary_rows(report),
         "duplicates": report.duplicates,
+        "row_file_copies": report.row_file_copies,
         "conflicts": [vars(conflict) for conflict in report.conflicts],
         "file_errors": report.file_errors,
         "foreign_runs": report.foreign_runs,
@@ -277,6 +284,8 @@ def to_json(report: RescoreReport) -> dict[str, Any]:
                         "score_agrees": row.score_agrees,
                         "differences": row.differences,
                         "row": row.local_row,
+                        "mismatch": None if row.mismatch is None else vars(row.mismatch),
+                        **({"messages": [[m.role, m.text] for m in row.messages]} if row.messages is not None else {}),
                         **({"newer_row": row.newer.row, "newer_problem": row.newer.problem} if row.newer else {}),
                     }
                     for row in summary.rows

@@ -34,6 +34,8 @@ class PromptMismatch:
     rendered_context: str
     logged_context: str
     reason: str
+    rendered_text: str = ""  # the whole message the protocol sent, for reports that show both texts
+    logged_text: str = ""  # the whole logged message ("" when the log ends before it)
 
     def describe(self) -> str:
         where = f"message {self.message_index + 1} (model call {self.call_index})"
@@ -83,6 +85,7 @@ class ReplayConversation:
                 _context(text, 0),
                 "",
                 "the run file ends before this message",
+                text,
             )
             raise self._error("the logged conversation ends here (run errored or was cut short)")
         logged = self._messages[index]
@@ -98,6 +101,8 @@ class ReplayConversation:
                 _context(text, offset),
                 _context(logged.text, offset),
                 reason,
+                text,
+                logged.text,
             )
             raise self._error(f"prompt mismatch: {self.mismatch.describe()}")
         self._position += 1
