@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from hallubench.cli import main
 from hallubench.hashing import sha256_text
-from hallubench.taskfile.reader import TaskFileError, read_task_file
+from hallubench.tooling.cli import main
+from hallubench.tooling.taskfile.reader import TaskFileError, read_task_file
 
 from spine_demo import install_demo
 

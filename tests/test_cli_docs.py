@@ -12,21 +12,27 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from hallubench.cli import make_parser
+from hallubench.tooling.cli import make_parser
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 
 
 def _commands(
-    parser: argparse.ArgumentParser, path: tuple[str, ...] = ()
-) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser]]:
+    parser: argparse.ArgumentParser, path: tuple[tuple[str, ...], ...] = ()
+) -> Iterator[tuple[tuple[tuple[str, ...], ...], argparse.ArgumentParser]]:
+    """Every leaf command, once, as the tuple of its words, each word with its aliases (the name first)."""
     subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     if path and not subs:
         yield path, parser
     for action in subs:
-        for name, sub in action.choices.items():
-            yield from _commands(sub, (*path, name))
+        names: dict[int, list[str]] = {}
+        parsers: dict[int, argparse.ArgumentParser] = {}
+        for name, sub in action.choices.items():  # a command's name comes before its aliases
+            names.setdefault(id(sub), []).append(name)
+            parsers[id(sub)] = sub
+        for key, sub in parsers.items():
+            yield from _commands(sub, (*path, tuple(names[key])))
 
 
 def _actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
@@ -61,13 +67,18 @@ def _synopses() -> dict[tuple[str, ...], str]:
     return found
 
 
-def _synopsis_of(path: tuple[str, ...], synopses: dict[tuple[str, ...], str]) -> str:
-    return " ".join(text for words, text in synopses.items() if words[: len(path)] == path)
+def _synopsis_of(path: tuple[tuple[str, ...], ...], synopses: dict[tuple[str, ...], str]) -> str:
+    """The synopses of a command, written with its name or any of its aliases."""
+    return " ".join(
+        text
+        for words, text in synopses.items()
+        if len(words) >= len(path) and all(word in names for word, names in zip(words, path, strict=False))
+    )
 
 
 def test_every_option_of_every_command_has_a_help_text() -> None:
     missing = [
-        f"hallubench {' '.join(path)} {action.option_strings or action.dest}"
+        f"hallubench {' '.join(names[0] for names in path)} {action.option_strings or action.dest}"
         for path, parser in _commands(make_parser())
         for action in parser._actions
         if not isinstance(action, argparse._HelpAction) and not action.help
@@ -80,7 +91,7 @@ def test_the_readme_synopsis_of_every_command_matches_its_help() -> None:
     problems = []
     for path, parser in _commands(make_parser()):
         text = _synopsis_of(path, synopses)
-        name = "hallubench " + " ".join(path)
+        name = "hallubench " + " ".join(names[0] for names in path)
         if not text:
             problems.append(f"{name}: no synopsis in the README")
             continue

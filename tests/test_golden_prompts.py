@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from hallubench.build import golden_hashes, load_specs
-from hallubench.lockfile import read_lock
+from hallubench.tooling.build import golden_hashes, load_specs
+from hallubench.tooling.lockfile import read_lock
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = load_specs(ROOT)
@@ -21,7 +21,7 @@ SPECS = load_specs(ROOT)
 
 @pytest.mark.parametrize("spec", SPECS, ids=[spec.protocol_id for spec in SPECS])
 def test_task_file_renders_the_golden_prompts(spec: object) -> None:
-    from hallubench.specs import ProtocolSpec
+    from hallubench.tooling.specs import ProtocolSpec
 
     assert isinstance(spec, ProtocolSpec)
     task = ROOT / spec.task_path

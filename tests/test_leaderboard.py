@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from hallubench.csv_cells import cell
-from hallubench.leaderboard import Entry, leaderboard, units_from
+from hallubench.tooling.csv_cells import cell
+from hallubench.tooling.leaderboard import Entry, leaderboard, units_from
 
 
 def _entry(name: str, values: list[float], kind: str = "model") -> Entry:

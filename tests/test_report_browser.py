@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from test_tasks_e2e import MAZE_REPLY, PACKAGES_REPLY, _environment, _misled_reply
 
-from hallubench.cli import main
+from hallubench.tooling.cli import main
 
 from support.chromium import Chromium, Page, chromium_path
 from support.hosted import run_like_kaggle

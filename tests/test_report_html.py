@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from test_rescore import PARENT, _echo, _edit
 
-from hallubench.cli import main
-from hallubench.report_html.verification import marked_window
+from hallubench.tooling.cli import main
+from hallubench.tooling.report_html.verification import marked_window
 
 from spine_demo import built_demo_checkout
 from support.hosted import run_like_kaggle

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from hallubench import specs
-from hallubench.cli import main
-from hallubench.hosted_copy import (
+from hallubench.tooling import specs
+from hallubench.tooling.cli import main
+from hallubench.tooling.hosted_copy import (
     FrozenCode,
     HostedRun,
     LineDifference,
@@ -22,8 +22,8 @@ from hallubench.hosted_copy import (
     first_difference,
     show_line,
 )
-from hallubench.lockfile import read_lock
-from hallubench.publish import convert_to_notebook
+from hallubench.tooling.lockfile import read_lock
+from hallubench.tooling.publish import convert_to_notebook
 
 from support_kaggle.fake_kaggle_api import (
     RUN_COMPLETED,

@@ -17,7 +17,6 @@ import sys
 import time
 from collections.abc import Callable
 
-from hallubench.maze.baselines import transcript
 from hallubench.maze.encode import encode_maze
 from hallubench.maze.generate import generate_dfs
 from hallubench.maze.grid import Cell, Maze, step
@@ -26,6 +25,7 @@ from hallubench.maze.parse import parse_reply
 from hallubench.maze.prompt import single_prompt
 from hallubench.maze.score import score_reply
 from hallubench.maze.solve import solve
+from hallubench.tooling.maze.baselines import transcript
 
 SIZES = (11, 21, 51, 101, 201)
 CELLS = 201 * 201

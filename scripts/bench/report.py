@@ -30,7 +30,7 @@ sys.path.insert(0, str(HERE.parents[1] / "tests"))  # support.chromium
 
 from rescore import make_runs  # noqa: E402
 
-from hallubench.cli import main  # noqa: E402
+from hallubench.tooling.cli import main  # noqa: E402
 
 from support.chromium import Chromium  # noqa: E402
 

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hallubench.kaggle_runs import Run, RunFileError, load_run
-from hallubench.rescore.engine import RescoreReport, rescore_runs
-from hallubench.taskfile.reader import FrozenProtocol, TaskFile, read_task_file
+from hallubench.tooling.kaggle_runs import Run, RunFileError, load_run
+from hallubench.tooling.rescore.engine import RescoreReport, rescore_runs
+from hallubench.tooling.taskfile.reader import FrozenProtocol, TaskFile, read_task_file
 
 ROOT = Path(__file__).resolve().parents[2]
 TASK = ROOT / "tasks" / "hallumaze_v2.py"

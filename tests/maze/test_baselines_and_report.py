@@ -10,15 +10,24 @@ from pathlib import Path
 
 import pytest
 
-from hallubench.cli import main
 from hallubench.maze import task_v2
-from hallubench.maze.baselines import AGENTS, AgentConversation, agent_walk, baseline_rows, random_walk, transcript
 from hallubench.maze.cases import make_case, v2_cases
 from hallubench.maze.compact import read_cells
-from hallubench.maze.draw import LEGEND, svg_to_png
 from hallubench.maze.generate import generate_dfs
 from hallubench.maze.parse import parse_reply
-from hallubench.maze.report import (
+from hallubench.maze.trial import load_trial
+from hallubench.rows import error_row, play_row
+from hallubench.tooling.cli import main
+from hallubench.tooling.maze.baselines import (
+    AGENTS,
+    AgentConversation,
+    agent_walk,
+    baseline_rows,
+    random_walk,
+    transcript,
+)
+from hallubench.tooling.maze.draw import LEGEND, svg_to_png
+from hallubench.tooling.maze.report import (
     best_and_worst,
     compare_models,
     human_baseline_rows,
@@ -31,8 +40,6 @@ from hallubench.maze.report import (
     with_baselines,
     write_pictures,
 )
-from hallubench.maze.trial import load_trial
-from hallubench.rows import error_row, play_row
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "maze"
 

@@ -15,12 +15,12 @@ from hypothesis import strategies as st
 
 from hallubench import stats
 from hallubench.maze import parse, task_v2, v11
-from hallubench.maze.baselines import AgentConversation, agent_walk, transcript
 from hallubench.maze.calibration import calibration_summary
 from hallubench.maze.cases import make_case
 from hallubench.maze.compact import cells_text, confidence_counts, ints_text, read_cells, read_ints
 from hallubench.maze.trial import load_trial
 from hallubench.rows import play_row
+from hallubench.tooling.maze.baselines import AgentConversation, agent_walk, transcript
 
 _NEVER = re.compile(r"(?!)")
 _ALWAYS = re.compile(r"")

@@ -14,7 +14,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hallubench.maze import interactive, task_v2, verify
-from hallubench.maze.baselines import AGENTS, AgentConversation, agent_walk, transcript
 from hallubench.maze.cases import make_case, v2_cases
 from hallubench.maze.grid import step
 from hallubench.maze.parse import ParsedReply, StepLine, parse_reply
@@ -23,6 +22,7 @@ from hallubench.maze.solve import solve
 from hallubench.maze.trial import Trial, load_trial
 from hallubench.maze.v11 import read_maze_text
 from hallubench.rows import play_row
+from hallubench.tooling.maze.baselines import AGENTS, AgentConversation, agent_walk, transcript
 
 from .reference import parse as reference_parse
 from .reference import score as reference

@@ -12,8 +12,8 @@ import pytest
 
 from hallubench.misled import task_v1
 from hallubench.misled.cases import cases_for
-from hallubench.misled.report import build_report, format_report, rows_from_paths
 from hallubench.rows import play_row
+from hallubench.tooling.misled.report import build_report, format_report, rows_from_paths
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "misled"
 MISLED_REPLY = "```python\n" + (DATA / "get_positive_example.py").read_text(encoding="utf-8") + "```\n"

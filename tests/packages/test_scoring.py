@@ -13,9 +13,9 @@ from hallubench.conversation import ModelCallError
 from hallubench.packages import task_v7
 from hallubench.packages.cases import v7_cases
 from hallubench.packages.protocol import configure_registry
-from hallubench.packages.report import markdown_report
 from hallubench.packages.scoring import rate
 from hallubench.rows import play_row
+from hallubench.tooling.packages.report import markdown_report
 
 
 class ScriptedModel:
