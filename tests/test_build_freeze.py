@@ -72,6 +72,8 @@ def test_an_edited_task_file_is_rejected_by_the_reader(demo_repo: Path) -> None:
         ("import hallubench.hashing\n", "absolute import"),
         ("import pandas\n", "Kaggle image may lack"),
         ("from .missing_module import thing\n", "cannot resolve"),
+        ("from ..tooling.specs import ProtocolSpec\n", "which is tooling"),
+        ("def f():\n    from ..tooling.rescore import engine\n", "which is tooling"),
     ],
 )
 def test_embedding_rules_are_enforced(

@@ -3,6 +3,7 @@
 Embedded modules may only import hallubench code relatively; an absolute `hallubench`
 import, or a module-level import of a third-party package outside the allowed set, is a
 build error, because the task file must run on Kaggle where hallubench is not installed.
+So is any import of `shared/tooling/`: what may be embedded and what never is are apart.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import sys
 from pathlib import Path, PurePosixPath
 
 ALLOWED_THIRD_PARTY = frozenset({"numpy", "httpx"})
+TOOLING = "tooling"  # shared/tooling/: never embedded
 
 
 class EmbeddingError(Exception):
@@ -111,6 +113,11 @@ def module_closure(root: Path, entry: PurePosixPath) -> list[PurePosixPath]:
             target = _resolve(root, base, node.module or "")
             if target is None:
                 raise EmbeddingError(f"{path}:{node.lineno}: cannot resolve relative import {node.module!r}")
+            if target.parts[0] == TOOLING:
+                raise EmbeddingError(
+                    f"{path}:{node.lineno}: imports {target}, which is tooling (shared/{TOOLING}/ is never embedded "
+                    "into a task file); move what the protocol needs out of tooling/"
+                )
             queue.append(target)
             queue.extend(_ancestor_inits(root, target))
             for alias in node.names:
