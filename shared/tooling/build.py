@@ -15,6 +15,7 @@ from typing import Any
 
 from ..embedding import EmbeddedModules
 from ..hashing import canonical_json, sha256_text
+from .contract_check import check_entry
 from .lockfile import read_lock
 from .specs import ProtocolSpec, load_registry
 from .taskfile.closure import module_closure
@@ -115,7 +116,10 @@ def build_protocol(root: Path, spec: ProtocolSpec) -> BuiltProtocol:
         cases = json.loads(cases_file.read_text(encoding="utf-8"))
     check_cases(cases)
     rendered = render_task_file(spec, sources, cases)
-    goldens = golden_hashes(rendered.text, root / spec.task_path)
+    task = parse_task_file_text(rendered.text, root / spec.task_path)
+    with FrozenProtocol(task) as frozen:  # the entry as the task file will load it
+        check_entry(frozen.entry, spec)
+        goldens = {str(case["id"]): sha256_text(frozen.entry.render(case)) for case in task.cases}
     golden_text = json.dumps(goldens, indent=1, sort_keys=True) + "\n"
     files = {
         PurePosixPath(spec.task_path): rendered.text,

@@ -27,6 +27,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     from ..build import build_protocol, load_specs, stale_files, unfrozen, write_built
+    from ..contract_check import ContractError
     from ..repo import repo_root_or_report
     from ..specs import matching
     from ..taskfile.closure import EmbeddingError
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     for spec in todo:
         try:
             built = build_protocol(root, spec)
-        except (EmbeddingError, ValueError, FileNotFoundError) as exc:
+        except (EmbeddingError, ContractError, ValueError, FileNotFoundError) as exc:
             print(f"{spec.protocol_id}: build failed: {exc}", file=sys.stderr)
             failed = True
             continue
