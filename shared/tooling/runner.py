@@ -49,6 +49,7 @@ ENV_API_KEY = "HALLUBENCH_MODEL_API_KEY"  # passed by environment, never on a co
 ENV_LIMIT = "HALLUBENCH_LIMIT"
 ENV_CASES = "HALLUBENCH_CASES"
 ENV_PROGRESS = "HALLUBENCH_PROGRESS_FILE"
+ENV_RUN_OPTIONS = "HALLUBENCH_RUN_OPTIONS"  # JSON object: the run options a local run sets (ProtocolSpec.run_options)
 
 # Variables that would make kaggle-benchmarks configure its own model, or stop it writing files.
 _PROXY_VARIABLES = ("LLM_DEFAULT", "LLM_DEFAULT_JUDGE", "LLM_DEFAULT_EVAL", "LLMS_AVAILABLE")
@@ -205,10 +206,11 @@ def child_environment(
     progress_file: Path,
     base: Mapping[str, str],
     cases: str | None = None,
+    run_options: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """The child's environment: the caller's, minus anything that would redirect the model or the files."""
     env = dict(base)
-    for name in (ENV_BASE_URL, ENV_MODEL_NAME, ENV_API_KEY, ENV_LIMIT, ENV_CASES, "BENCHMARK_MODE"):
+    for name in (ENV_BASE_URL, ENV_MODEL_NAME, ENV_API_KEY, ENV_LIMIT, ENV_CASES, ENV_RUN_OPTIONS, "BENCHMARK_MODE"):
         env.pop(name, None)  # BENCHMARK_MODE=TESTING/DOC would write no files
     if isinstance(model, ModelEndpoint):
         for name in list(env):
@@ -225,6 +227,8 @@ def child_environment(
         env[ENV_LIMIT] = str(limit)
     if cases:
         env[ENV_CASES] = cases
+    if run_options:
+        env[ENV_RUN_OPTIONS] = json.dumps(dict(run_options), sort_keys=True)
     env["BENCHMARK_CONSOLE_QUIET"] = "true"  # plain transcript into run.log, no live console UI
     env["BENCHMARK_CONSOLE_COLOR"] = "false"
     env["PYTHONUNBUFFERED"] = "1"
@@ -238,6 +242,7 @@ def run_task_file(
     out_dir: Path | str,
     limit: int | None = None,
     cases: str | None = None,
+    run_options: Mapping[str, str] | None = None,
     progress: bool = True,
     timeout: float | None = None,
     python: str = sys.executable,
@@ -266,7 +271,13 @@ def run_task_file(
     progress_path = out_path / PROGRESS_NAME
     progress_path.write_text("", "utf-8")
     env = child_environment(
-        model, task_file=task_path, limit=limit, progress_file=progress_path, base=os.environ, cases=cases
+        model,
+        task_file=task_path,
+        limit=limit,
+        progress_file=progress_path,
+        base=os.environ,
+        cases=cases,
+        run_options=run_options,
     )
     display = ProgressDisplay(progress_path, stream or sys.stderr) if progress else None
     started = time.monotonic()

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .specs import ProtocolSpec
+from .specs import ProtocolSpec, Registry, installed_registry, load_registry
 
 
 class TaskNotFound(Exception):
@@ -38,6 +38,16 @@ class TaskLookup:
             benchmark = self.spec.benchmark if self.spec else ""
             raise MissingTaskFile(f"task file not found: {self.path} (run `hallubench build {benchmark}` first)")
         return self.path
+
+
+def current_registry() -> Registry:
+    """The registry of the checkout commands work on (as `build` reads it), else the installed package's."""
+    from .repo import RepositoryNotFound, repo_root
+
+    try:
+        return load_registry(repo_root())
+    except RepositoryNotFound:
+        return installed_registry()
 
 
 def task_files_by_run_name() -> dict[str, Path]:

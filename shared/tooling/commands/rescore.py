@@ -47,6 +47,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--human", type=Path, action="append", default=[], metavar="FILE", help="human baseline results (hallumaze)"
     )
     parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="replay every row with this run option instead of the value the row recorded (repeatable)",
+    )
+    parser.add_argument(
         "--quiet", action="store_true", help="print only the problems, every one, one line each (on stderr)"
     )
     parser.set_defaults(handler=run)
@@ -57,10 +64,11 @@ def run(args: argparse.Namespace) -> int:
     from ..rescore.exit_codes import exit_code
     from ..rescore.feed import RunFileFeed
     from ..rescore.newer import IncompatibleScorer
+    from ..rescore.options import OptionError, check_overrides, parse_options
     from ..rescore.render import dumps_strict, problem_lines, to_csv, to_json, to_markdown, to_text
     from ..rescore.reporters import benchmark_report, pictures_option, report_hook
-    from ..specs import HookError, installed_registry
-    from ..task_lookup import TaskNotFound, find_task, task_files_by_run_name
+    from ..specs import HookError
+    from ..task_lookup import TaskNotFound, current_registry, find_task, task_files_by_run_name
     from ..taskfile.reader import TaskFileError, read_task_file
 
     missing = [path for path in args.paths if not Path(path).exists()]
@@ -84,9 +92,14 @@ def run(args: argparse.Namespace) -> int:
         task = read_task_file(task_path)
         newer = read_task_file(find_task(args.scorer).require_built()) if args.scorer else None
         # The hooks the versions declare, resolved before anything is scored: a broken one is an error, not a gap.
-        registry = installed_registry()
+        registry = current_registry()
         spec = registry.spec(task.protocol_id)
+        newer_spec = registry.spec(newer.protocol_id) if newer is not None else None
         report_function = report_hook(registry, (newer or task).protocol_id)
+        overrides = parse_options(args.option)
+        declared = spec.run_options if spec is not None else ()
+        newer_declared = newer_spec.run_options if newer_spec is not None else ()
+        check_overrides(declared + newer_declared, overrides, task.protocol_id)
         keep_messages = bool(args.json or args.html)  # only a saved result or a page shows the conversations
         report = rescore_runs(
             task,
@@ -95,8 +108,11 @@ def run(args: argparse.Namespace) -> int:
             newer=newer,
             keep_messages=keep_messages,
             comparable=spec is not None and spec.comparable,
+            run_options=declared,
+            newer_run_options=newer_declared,
+            option_overrides=overrides,
         )
-    except (TaskNotFound, TaskFileError, IncompatibleScorer, HookError) as error:
+    except (TaskNotFound, TaskFileError, IncompatibleScorer, HookError, OptionError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
     finally:

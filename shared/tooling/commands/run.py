@@ -74,6 +74,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="only cases whose id matches one of these comma-separated patterns, e.g. '*-int-*' (before --limit)",
     )
     parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set one of the version's declared run options (repeatable); hosted runs use the defaults, "
+        "every row records the values it was played under",
+    )
+    parser.add_argument(
         "--out", type=Path, metavar="DIR", help="output directory (default runs/<task>/<model>/<UTC timestamp>)"
     )
     parser.add_argument("--no-progress", action="store_true", help="do not draw the progress bar on stderr")
@@ -103,6 +111,7 @@ def resolve_task_file(task: str) -> Path:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from ..rescore.options import OptionError, parse_options
     from ..runner import (
         KAGGLE_INSTALL_HINT,
         Model,
@@ -128,7 +137,8 @@ def handle(args: argparse.Namespace) -> int:
             return _error(f"{name} must be at least 1, got {value}")
     try:
         task_file = resolve_task_file(args.task)
-    except RunnerError as error:
+        run_options = parse_options(args.option)
+    except (RunnerError, OptionError) as error:
         return _error(str(error))
     if not kaggle_benchmarks_installed():
         return _error(f"kaggle-benchmarks is not installed; install it with: {KAGGLE_INSTALL_HINT}")
@@ -177,6 +187,7 @@ def handle(args: argparse.Namespace) -> int:
                 out_dir=out_dir,
                 limit=args.limit,
                 cases=args.cases,
+                run_options=run_options,
                 progress=not args.no_progress,
             )
         except RunnerError as error:

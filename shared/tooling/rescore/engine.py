@@ -15,7 +15,7 @@ import contextlib
 import gc
 import json
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import partial
@@ -23,10 +23,11 @@ from typing import Any, TypeVar
 
 from ...hashing import sha256_text
 from ..kaggle_runs.model import DictResult, NumericResult, Role, Run, RunState
-from ..specs import HookError
+from ..specs import HookError, RunOption
 from ..taskfile.reader import FrozenProtocol, TaskFile
 from .compare import differences
 from .newer import NewerScore, NewerScorer
+from .options import replay_options, with_options
 from .replay import LoggedMessage, PromptMismatch, ReplayConversation
 
 HEADLINE_TOLERANCE = 1e-9
@@ -167,12 +168,26 @@ class Rescorer:
     """Holds the frozen protocol and the case lookups; call `add_run` per loaded run, then `finish`."""
 
     def __init__(
-        self, task: TaskFile, newer: TaskFile | None = None, *, keep_messages: bool = False, comparable: bool = False
+        self,
+        task: TaskFile,
+        newer: TaskFile | None = None,
+        *,
+        keep_messages: bool = False,
+        comparable: bool = False,
+        run_options: tuple[RunOption, ...] = (),
+        newer_run_options: tuple[RunOption, ...] = (),
+        option_overrides: Mapping[str, str] | None = None,
     ) -> None:
         self.task = task
+        self.run_options = run_options  # the frozen version's declared run options
+        self.option_overrides = dict(option_overrides or {})
         self.keep_messages = keep_messages
         self._texts: dict[str, str] = {}  # one copy of each kept text (the same prompt recurs for every model)
-        self.newer = NewerScorer(newer, task) if newer is not None else None
+        self.newer = (
+            NewerScorer(newer, task, run_options=newer_run_options, option_overrides=self.option_overrides)
+            if newer is not None
+            else None
+        )
         self.frozen = FrozenProtocol(task)
         # The version's declared `comparable` hook (ProtocolSpec.comparable): the projection of a row to compare.
         self._comparable: Callable[[dict[str, Any]], Any] | None = None
@@ -254,7 +269,13 @@ class Rescorer:
         if self.newer is not None:
             if outcome.prompt_verified and outcome.case_id is not None:
                 outcome.newer = self._in_protocol(
-                    partial(self.newer.score, outcome.case_id, messages, log_ran_out=outcome.log_ran_out)
+                    partial(
+                        self.newer.score,
+                        outcome.case_id,
+                        messages,
+                        log_ran_out=outcome.log_ran_out,
+                        hosted_row=outcome.hosted_row,
+                    )
                 )
             else:
                 outcome.newer = NewerScore(None, "the prompt did not verify under the frozen version")
@@ -318,16 +339,20 @@ class Rescorer:
             )
             return outcome(local, problem=problem, problem_kind=ProblemKind.PROMPT)
         replay = ReplayConversation(messages, self.frozen.model_call_error)
+        play = self.frozen.entry.play
+        options = replay_options(self.run_options, hosted, self.option_overrides) if self.run_options else None
         local = self._in_protocol(
             partial(
                 rows.play_row,
-                self.frozen.entry.play,
+                play if options is None else with_options(play, options),
                 self.cases[case_id],
                 replay,
                 protocol_id=self.task.protocol_id,
                 payload_sha256=self.task.payload_sha256,
             )
         )
+        if options is not None:
+            local["run_options"] = options  # as the task file's glue records them
         mismatch = replay.mismatch
         ran_out = mismatch is not None and mismatch.logged_role is None
         hosted_failed = run.state is RunState.ERRORED or (hosted is not None and hosted.get("verdict") == "error")
@@ -448,6 +473,9 @@ def rescore_runs(
     newer: TaskFile | None = None,
     keep_messages: bool = False,
     comparable: bool = False,
+    run_options: tuple[RunOption, ...] = (),
+    newer_run_options: tuple[RunOption, ...] = (),
+    option_overrides: Mapping[str, str] | None = None,
 ) -> RescoreReport:
     """Rescore loaded runs (each with a label naming its file) against `task`.
 
@@ -458,8 +486,18 @@ def rescore_runs(
     `newer`: a newer version's task file whose scorer also scores every verified row (see `newer.py`).
     `keep_messages`: keep each row's logged conversation (for a report that shows prompts and replies).
     `comparable`: the version declares a `comparable` hook (see `ProtocolSpec.comparable`).
+    `run_options` / `newer_run_options`: the run options the frozen and the newer version declare; each row is
+    replayed under the values it recorded, changed by `option_overrides` (`options.py`).
     """
-    rescorer = Rescorer(task, newer, keep_messages=keep_messages, comparable=comparable)
+    rescorer = Rescorer(
+        task,
+        newer,
+        keep_messages=keep_messages,
+        comparable=comparable,
+        run_options=run_options,
+        newer_run_options=newer_run_options,
+        option_overrides=option_overrides,
+    )
     try:
         with _results_kept_out_of_gc() as keep:
             loose: list[tuple[Run, str]] = []

@@ -8,11 +8,13 @@ send is caught, and a row it cannot replay is reported, never scored by guesswor
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..specs import RunOption
 from ..taskfile.reader import FrozenProtocol, TaskFile
+from .options import replay_options, with_options
 from .replay import LoggedMessage, ReplayConversation
 
 
@@ -35,7 +37,14 @@ def _benchmark(protocol_id: str) -> str:
 class NewerScorer:
     """The embedded modules and cases of a newer task file of the same benchmark, loaded in isolation."""
 
-    def __init__(self, task: TaskFile, frozen: TaskFile) -> None:
+    def __init__(
+        self,
+        task: TaskFile,
+        frozen: TaskFile,
+        *,
+        run_options: tuple[RunOption, ...] = (),
+        option_overrides: Mapping[str, str] | None = None,
+    ) -> None:
         if _benchmark(task.protocol_id) != _benchmark(frozen.protocol_id):
             raise IncompatibleScorer(
                 f"--scorer {task.protocol_id} is not a version of {_benchmark(frozen.protocol_id)}"
@@ -43,13 +52,22 @@ class NewerScorer:
         if task.payload_sha256 == frozen.payload_sha256:
             raise IncompatibleScorer(f"--scorer {task.protocol_id} is the frozen task file itself")
         self.task = task
+        self.run_options = run_options  # what the newer version declares
+        self.option_overrides = dict(option_overrides or {})
         self.protocol = FrozenProtocol(task)
         self.cases = task.case_by_id()
 
     def close(self) -> None:
         self.protocol.close()
 
-    def score(self, case_id: str, messages: Sequence[LoggedMessage], *, log_ran_out: bool = False) -> NewerScore:
+    def score(
+        self,
+        case_id: str,
+        messages: Sequence[LoggedMessage],
+        *,
+        log_ran_out: bool = False,
+        hosted_row: Mapping[str, Any] | None = None,
+    ) -> NewerScore:
         """Replay the newer `play` on the logged conversation of a row verified under the frozen version.
 
         `log_ran_out`: the frozen version too reached the end of the log (the hosted run was cut short),
@@ -59,13 +77,17 @@ class NewerScorer:
         if case is None:
             return NewerScore(None, f"case {case_id} is not in {self.task.protocol_id}")
         replay = ReplayConversation(messages, self.protocol.model_call_error)
+        play = self.protocol.entry.play
+        options = replay_options(self.run_options, hosted_row, self.option_overrides) if self.run_options else None
         row: dict[str, Any] = self.protocol.rows.play_row(
-            self.protocol.entry.play,
+            play if options is None else with_options(play, options),
             case,
             replay,
             protocol_id=self.task.protocol_id,
             payload_sha256=self.task.payload_sha256,
         )
+        if options is not None:
+            row["run_options"] = options
         mismatch = replay.mismatch
         if mismatch is not None and mismatch.logged_role is not None:
             return NewerScore(None, f"{self.task.protocol_id} sends a different conversation: {mismatch.describe()}")

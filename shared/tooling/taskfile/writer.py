@@ -105,17 +105,17 @@ class _HbKbenchConversation:
         return self._llm.prompt(text)
 
 
-@kbench.task(name={row_task_name!r}, store_task=False)
+{run_options}@kbench.task(name={row_task_name!r}, store_task=False)
 def {row_function}(llm, case_json: str) -> dict:
     case = json.loads(case_json)
     row = _hb_rows.play_row(
-        _hb_entry.play,
+        {play},
         case,
         _HbKbenchConversation(llm),
         protocol_id=HB_PROTOCOL_ID,
         payload_sha256=HB_PAYLOAD_SHA256,
     )
-    _hb_report_progress(case["id"], len(_hb_selected_cases()))
+{record_options}    _hb_report_progress(case["id"], len(_hb_selected_cases()))
     return row
 
 
@@ -149,6 +149,28 @@ _PREFLIGHT = """\
     # the version declares a preflight (ProtocolSpec.preflight): once, before any model call; it may abort the run
     print("preflight:", json.dumps(_hb_entry.preflight(cases), sort_keys=True, default=str))
 """
+
+
+_RUN_OPTIONS = """\
+HB_RUN_OPTION_DEFAULTS = {defaults!r}
+
+
+def _hb_run_options():
+    \"\"\"The version's declared run options: their defaults, or for a local run what HALLUBENCH_RUN_OPTIONS sets.\"\"\"
+    given = json.loads(os.environ.get("HALLUBENCH_RUN_OPTIONS") or "{{}}")
+    unknown = sorted(set(given) - set(HB_RUN_OPTION_DEFAULTS))
+    if unknown:
+        known = ", ".join(sorted(HB_RUN_OPTION_DEFAULTS))
+        raise ValueError(f"{{HB_PROTOCOL_ID}} has no run option {{', '.join(unknown)}} (it has: {{known}})")
+    return {{**HB_RUN_OPTION_DEFAULTS, **{{str(k): str(v) for k, v in given.items()}}}}
+
+
+HB_RUN_OPTIONS = _hb_run_options()
+
+
+"""
+_PLAY_WITH_OPTIONS = "lambda case, conv: _hb_entry.play(case, conv, HB_RUN_OPTIONS)"
+_RECORD_OPTIONS = "    row[\"run_options\"] = dict(HB_RUN_OPTIONS)  # which settings this row was played under\n"
 
 
 def render_task_file(
@@ -204,6 +226,9 @@ def render_task_file(
             version=spec.version,
             n_jobs=spec.n_jobs,
             preflight=_PREFLIGHT if spec.preflight else "",
+            run_options=_RUN_OPTIONS.format(defaults=spec.option_defaults()) if spec.run_options else "",
+            play=_PLAY_WITH_OPTIONS if spec.run_options else "_hb_entry.play",
+            record_options=_RECORD_OPTIONS if spec.run_options else "",
         )
     )
     payload_text = "".join(payload)
