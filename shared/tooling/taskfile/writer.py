@@ -170,7 +170,7 @@ HB_RUN_OPTIONS = _hb_run_options()
 
 """
 _PLAY_WITH_OPTIONS = "lambda case, conv: _hb_entry.play(case, conv, HB_RUN_OPTIONS)"
-_RECORD_OPTIONS = "    row[\"run_options\"] = dict(HB_RUN_OPTIONS)  # which settings this row was played under\n"
+_RECORD_OPTIONS = '    row["run_options"] = dict(HB_RUN_OPTIONS)  # which settings this row was played under\n'
 
 
 def render_task_file(
