@@ -6,12 +6,12 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v3'
 HB_PROTOCOL_VERSION = 3
-HB_PAYLOAD_SHA256 = '594ecb8d4ad2ce65438e8b37bb5447ecfdb2d0e9d286e448a3a903432c183216'
+HB_PAYLOAD_SHA256 = '6e65748285a2a146321ed803ffe531ceb8c6781c89488f2ab3f32f0b64b7d0dc'
 HB_TAG = 'hallumaze/v3'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
 # %% [markdown]
-# # hallumaze v3: v2's prompts, with v2's scorer flaws fixed (BRS as lure resistance, labels, speed)
+# # hallumaze v3: v2's prompts, v2's scorer flaws fixed (BRS as lure resistance, labels, speed)
 #
 # The hallumaze v2 protocol with byte-identical prompts and cases, so v2's hosted runs rescore under it. Single-solution text mazes in the HalluMaze v1.1 answer format plus an interactive Ariadne's Thread mode; every count is verified by replaying the model's moves against the maze. Fixed against v2: BRS is the share of lure exposures resisted on the verified walk (v2 kept v1.1's formula, which gave 1.0 to a failed trial that never crossed a wall); CONFIDENCE_LOG and FINAL_PATH are read where their labels stand; any reply is scored in time linear in its length.
 
@@ -172,13 +172,13 @@ def sha256_json(value: Any) -> str:
     return sha256_text(canonical_json(value))
 '''
 
-# %% embedded module maze/__init__.py sha256=940bd8885ded427743a9f885cce951437935dd92a671e6dd4beee5e365171274
+# %% embedded module maze/__init__.py sha256=f563f790a3753067cb99da3d0f13120a62816babb5eeb090b66eebe32a002c48
 HB_MODULES['maze/__init__.py'] = r'''"""hallumaze: single-solution text mazes that measure whether a model notices its own hallucinations.
 
 Every count is verified against the maze by replaying the model's moves; what the model says
-about itself is scored apart, as claim accuracy. Modules embedded into task files (the entry
-modules `task_v2`, `task_v3` and what they import) follow the embedding rules in
-`hallubench.specs`; `report`, `baselines`, `baseline_cache`, `changes` and `draw` are tooling.
+about itself is scored apart, as claim accuracy. Every module here may be embedded into a task
+file (the entry modules `task_v2`, `task_v3` and what they import); hallumaze's tooling (report,
+baselines and their cache, the changes a newer scorer makes, drawings) is `hallubench.tooling.maze`.
 """
 '''
 
@@ -2222,8 +2222,8 @@ def solution_for(maze: Maze) -> tuple[Cell, ...]:
     return tuple(solve(maze))
 '''
 
-# %% embedded module maze/task_v3.py sha256=56883787a717816fb0ca9938b423490b3c1d5cd8b2074446d3d54c85b722de7f
-HB_MODULES['maze/task_v3.py'] = r'''"""hallumaze v3: the entry module embedded into `tasks/hallumaze_v3.py` (see `hallubench.specs`).
+# %% embedded module maze/task_v3.py sha256=66831f785fdc33fa788bfe3c72d7b2dcbdc2c43aef5624110c63c8e5c766e39d
+HB_MODULES['maze/task_v3.py'] = r'''"""hallumaze v3: the entry module embedded into `tasks/hallumaze_v3.py` (see `hallubench.tooling.specs`).
 
 Byte-identical prompts and cases to hallumaze v2, so `hallubench rescore RUNS --task hallumaze/v2
 --scorer hallumaze/v3` applies v3's scorer to every hosted v2 run. The scorer fixes v2's known
@@ -3811,9 +3811,6 @@ def hallumaze_v3_row(llm, case_json: str) -> dict:
 @kbench.task(name='hallumaze-v3', description="The hallumaze v2 protocol with byte-identical prompts and cases, so v2's hosted runs rescore under it. Single-solution text mazes in the HalluMaze v1.1 answer format plus an interactive Ariadne's Thread mode; every count is verified by replaying the model's moves against the maze. Fixed against v2: BRS is the share of lure exposures resisted on the verified walk (v2 kept v1.1's formula, which gave 1.0 to a failed trial that never crossed a wall); CONFIDENCE_LOG and FINAL_PATH are read where their labels stand; any reply is scored in time linear in its length.", version=3)
 def hallumaze_v3(llm) -> float:
     cases = _hb_selected_cases()
-    preflight = getattr(_hb_entry, "preflight", None)
-    if preflight is not None:
-        print("preflight:", json.dumps(preflight(cases), sort_keys=True, default=str))
     frame = pd.DataFrame(
         {"case_json": [json.dumps(case, sort_keys=True) for case in cases]},
         index=[case["id"] for case in cases],

@@ -1,10 +1,19 @@
-"""Suite-wide options and fixtures: the repository root, scratch copies, and the `live` switch."""
+"""Suite-wide options and fixtures: the repository root, scratch copies, and the `live` switch.
+
+The suite tests this checkout, installed or not: `hallubench` is imported from this checkout's
+`shared/` (a link named `hallubench` in a scratch folder put first on `sys.path` and on the
+children's `PYTHONPATH`), so a fresh clone, CI and an editable install of another checkout all
+test the same code. Nothing is written into the real home directory: caches go to a scratch
+folder for the session.
+"""
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +24,20 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO_ROOT.parent / "shared"
 
 
+def _import_hallubench_from_this_checkout() -> Path:
+    scratch = Path(tempfile.mkdtemp(prefix="hallubench-tests-"))
+    atexit.register(shutil.rmtree, scratch, ignore_errors=True)
+    (scratch / "hallubench").symlink_to(REPO_ROOT / "shared", target_is_directory=True)
+    sys.path.insert(0, str(scratch))
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(scratch), os.environ.get("PYTHONPATH")]))
+    (scratch / "cache").mkdir()
+    os.environ["XDG_CACHE_HOME"] = str(scratch / "cache")  # e.g. the verified HumanEvalPack copy
+    return scratch
+
+
+SCRATCH = _import_hallubench_from_this_checkout()
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Point the HumanEvalPack loader at the test copy beside the checkout (never committed here)."""
     data = SHARED_DATA / "data" / "humanevalpack" / "humanevalpack.jsonl"
@@ -22,11 +45,6 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ.setdefault("HALLUBENCH_HUMANEVALPACK", str(data))
     # A bug inside a command raises in tests (the CLI otherwise turns it into one "internal error" line).
     os.environ.setdefault("HALLUBENCH_DEBUG", "1")
-    # Caches (hallumaze's baseline rows) go to a folder of this test session, never the real home directory.
-    if "HALLUBENCH_CACHE_DIR" not in os.environ:
-        folder = tempfile.mkdtemp(prefix="hallubench-test-cache-")
-        os.environ["HALLUBENCH_CACHE_DIR"] = folder
-        config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

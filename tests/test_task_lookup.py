@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from hallubench.cli import main
-from hallubench.task_lookup import AmbiguousTask, MissingTaskFile, TaskNotFound, find_task
+from hallubench.tooling.cli import main
+from hallubench.tooling.task_lookup import AmbiguousTask, MissingTaskFile, TaskNotFound, find_task
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -27,7 +27,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from hallubench.maze import task_v3
-from hallubench.maze.baselines import transcript
 from hallubench.maze.cases import make_case
 from hallubench.maze.encode import encode_maze
 from hallubench.maze.generate import generate_dfs
@@ -37,6 +36,7 @@ from hallubench.maze.prompt import single_prompt
 from hallubench.maze.score import score_reply
 from hallubench.maze.solve import solve
 from hallubench.maze.trial import load_trial
+from hallubench.tooling.maze.baselines import transcript
 
 SIZES = (11, 21, 51, 101, 201)
 CELLS = 201 * 201
@@ -164,7 +164,7 @@ def degenerate_replies_scale_linearly(repeats: int) -> bool:
 def v2_on_quadratic_replies() -> None:
     """The frozen hallumaze v2 scorer on the replies that were quadratic for it, at 8 KB (for contrast)."""
     from hallubench.rows import play_row
-    from hallubench.taskfile.reader import FrozenProtocol, read_task_file
+    from hallubench.tooling.taskfile.reader import FrozenProtocol, read_task_file
 
     class One:
         def __init__(self, reply: str) -> None:

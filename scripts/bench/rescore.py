@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hallubench.kaggle_runs import Run, RunFileError, load_run
-from hallubench.rescore.engine import RescoreReport, rescore_runs
-from hallubench.taskfile.reader import FrozenProtocol, TaskFile, read_task_file
+from hallubench.tooling.kaggle_runs import Run, RunFileError, load_run
+from hallubench.tooling.rescore.engine import RescoreReport, rescore_runs
+from hallubench.tooling.taskfile.reader import FrozenProtocol, TaskFile, read_task_file
 
 ROOT = Path(__file__).resolve().parents[2]
 V2 = ROOT / "tasks" / "hallumaze_v2.py"
@@ -80,8 +80,8 @@ def make_runs(folder: Path, rows: int, per_file: int, path: Path) -> int:
     """Write `rows` row subruns of the task file at `path` into parent run files; return the number of files."""
     task = read_task_file(path)
     with FrozenProtocol(task) as frozen:
-        from hallubench.maze import baselines
         from hallubench.maze import trial as trial_module
+        from hallubench.tooling.maze import baselines
 
         made = 0
         files = 0
@@ -172,12 +172,12 @@ def time_rescore(task: TaskFile, paths: list[Path]) -> RescoreTiming:
 
 def time_report(task: TaskFile, report: RescoreReport, cache: Path) -> float:
     """CPU seconds of the benchmark report `hallubench rescore` prints (baselines from the cache folder `cache`)."""
-    from hallubench.rescore.reporters import benchmark_report
+    from hallubench.tooling.maze.report import rescore_report
 
     os.environ["HALLUBENCH_CACHE_DIR"] = str(cache)
     rows = {model: [row.local_row for row in summary.rows] for model, summary in report.models.items()}
     started = time.process_time()
-    benchmark_report(task.protocol_id, rows, task=task)
+    rescore_report(rows, task=task)
     return time.process_time() - started
 
 
@@ -192,7 +192,7 @@ def main() -> int:
     parser.add_argument("--rows-per-file", type=int, default=240)
     parser.add_argument("--repeat", type=int, default=3, help="best of this many runs, for every measurement")
     args = parser.parse_args()
-    from hallubench.task_lookup import find_task
+    from hallubench.tooling.task_lookup import find_task
 
     task_path = find_task(args.task).require_built()
     task = read_task_file(task_path)

@@ -1,4 +1,4 @@
-"""hallumaze v2: the entry module embedded into `tasks/hallumaze_v2.py` (see `hallubench.specs`).
+"""hallumaze v2: the entry module embedded into `tasks/hallumaze_v2.py` (see `hallubench.tooling.specs`).
 
 Frozen: the task file holds the code hosted v2 runs used, and `rescore` runs that copy. This
 module imports today's `shared/maze`, which has v3's scorer (`build --check` names the drift), so

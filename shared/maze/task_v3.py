@@ -1,4 +1,4 @@
-"""hallumaze v3: the entry module embedded into `tasks/hallumaze_v3.py` (see `hallubench.specs`).
+"""hallumaze v3: the entry module embedded into `tasks/hallumaze_v3.py` (see `hallubench.tooling.specs`).
 
 Byte-identical prompts and cases to hallumaze v2, so `hallubench rescore RUNS --task hallumaze/v2
 --scorer hallumaze/v3` applies v3's scorer to every hosted v2 run. The scorer fixes v2's known

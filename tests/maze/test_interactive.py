@@ -8,9 +8,9 @@ from hallubench.maze import task_v2
 from hallubench.maze.cases import make_case
 from hallubench.maze.grid import Cell, direction_between, step
 from hallubench.maze.prompt import PLACEBO
-from hallubench.maze.report import ariadne_comparison
 from hallubench.maze.trial import load_trial
 from hallubench.rows import play_row
+from hallubench.tooling.maze.report import ariadne_comparison
 
 POSITION = re.compile(r"(?:You are at|now at|still at|reached the exit) \((\d+),(\d+)\)")
 

@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 
 from hallubench import stats
 from hallubench.maze import parse_fast, parse_lines, task_v3, v11
-from hallubench.maze.baselines import AgentConversation, agent_walk, transcript
 from hallubench.maze.calibration import calibration_summary
 from hallubench.maze.cases import make_case
 from hallubench.maze.compact import cells_text, confidence_counts, ints_text, read_cells, read_ints
@@ -27,6 +26,7 @@ from hallubench.maze.labels import Label
 from hallubench.maze.parse import parse_reply
 from hallubench.maze.trial import load_trial
 from hallubench.rows import play_row
+from hallubench.tooling.maze.baselines import AgentConversation, agent_walk, transcript
 
 
 def _agree(text: str) -> None:

@@ -16,7 +16,7 @@ from hallubench.hashing import sha256_text
 from hallubench.maze import task_v2
 from hallubench.maze.cases import make_case, v2_cases
 from hallubench.rows import play_row
-from hallubench.taskfile.closure import module_closure
+from hallubench.tooling.taskfile.closure import module_closure
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "maze"
@@ -133,7 +133,7 @@ def test_rows_are_json_and_rescore_identically() -> None:
 
 def test_rows_survive_a_json_round_trip_unchanged() -> None:
     """Hosted results come back through JSON; a tuple or NaN in a row would break the comparison."""
-    from hallubench.maze.baselines import baseline_rows
+    from hallubench.tooling.maze.baselines import baseline_rows
 
     produced = baseline_rows([make_case(5, 3), make_case(5, 3, group="B", mode="interactive")])
     for rows in produced.values():

@@ -20,14 +20,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hallubench.maze import task_v3
-from hallubench.maze.baselines import AGENTS, AgentConversation, agent_walk, transcript
 from hallubench.maze.cases import make_case, v2_cases
 from hallubench.maze.metrics import composite_score
 from hallubench.maze.parse import parse_reply
 from hallubench.maze.parse_fast import CASED_NON_ASCII
 from hallubench.maze.trial import load_trial
 from hallubench.rows import play_row
-from hallubench.taskfile.reader import FrozenProtocol, read_task_file
+from hallubench.tooling.maze.baselines import AGENTS, AgentConversation, agent_walk, transcript
+from hallubench.tooling.taskfile.reader import FrozenProtocol, read_task_file
 
 from .reference import parse as reference_parse
 

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from hallubench.maze.baselines import AGENTS, AgentConversation, agent_walk, transcript
 from hallubench.maze.trial import load_trial
-from hallubench.taskfile.reader import FrozenProtocol, read_task_file
+from hallubench.tooling.maze.baselines import AGENTS, AgentConversation, agent_walk, transcript
+from hallubench.tooling.taskfile.reader import FrozenProtocol, read_task_file
 
 ROOT = Path(__file__).resolve().parents[2]
 

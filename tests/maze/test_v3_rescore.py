@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from hallubench.cli import main
-from hallubench.maze.changes import REASONS
+from hallubench.tooling.cli import main
+from hallubench.tooling.maze.changes import REASONS
 
 from support.hosted import STUB_MODEL, run_like_kaggle
 

