@@ -77,6 +77,12 @@ class PreflightHook(Protocol):
     def preflight(self, cases: Sequence[Case]) -> dict[str, Any]: ...
 
 
+class PrepareHook(Protocol):
+    """`ProtocolSpec.prepare`: the frozen cases with the external data they refer to, loaded and verified."""
+
+    def prepare(self, cases: Sequence[Case]) -> list[Case]: ...
+
+
 class ComparableHook(Protocol):
     """`ProtocolSpec.comparable`: the part of a row `rescore` compares with the hosted row."""
 

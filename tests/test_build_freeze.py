@@ -148,6 +148,8 @@ def _declare(root: Path, **fields: str) -> None:
     [
         ("\n\ndef preflight(cases):\n    return {}\n", {}, "defines preflight() but the spec does not declare it"),
         ("", {"comparable": "True"}, "has no comparable() function"),
+        ("", {"prepare": "True"}, "has no prepare() function"),
+        ("\n\ndef prepare(cases):\n    return cases[1:]\n", {"prepare": "True"}, "must keep every case, in order"),
         (
             "",
             {"run_options": '(RunOption("url", "x", "where"),)'},

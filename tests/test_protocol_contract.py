@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
+import socket
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +28,7 @@ import pytest
 
 from hallubench.hashing import sha256_text
 from hallubench.tooling.cli import main, make_parser
-from hallubench.tooling.contract_check import check_entry
+from hallubench.tooling.contract_check import check_entry, resolve_hooks
 from hallubench.tooling.specs import ProtocolSpec, load_hook, load_registry
 from hallubench.tooling.taskfile.reader import FrozenProtocol, read_task_file
 from hallubench.tooling.testing import ScriptedConversation
@@ -36,6 +39,11 @@ SPECS = [spec for spec in REGISTRY.protocols if (ROOT / spec.task_path).is_file(
 IDS = [spec.protocol_id for spec in SPECS]
 NON_ANSWER = "I am not able to help with that."
 CASES_TRIED = 3
+# Frozen versions whose renderer breaks the rule (their bytes cannot change; the fix is a later version).
+RENDERS_WITH_IO = {
+    protocol: "frozen v1: its renderer reads HALLUBENCH_HUMANEVALPACK and may download the data (v2 prepares it)"
+    for protocol in ("misled-tests/v1", "misled-tests-thinking/v1")
+}
 ROW_IDENTITY = {"row_format": int, "protocol": str, "payload_sha256": str, "case_id": str, "calls": int}
 
 
@@ -61,11 +69,39 @@ def registry_env() -> Iterator[dict[str, str]]:
         yield env
 
 
+@dataclass
+class Loaded:
+    """A version's frozen task file loaded in isolation, with the cases `render` and `play` get."""
+
+    spec: ProtocolSpec
+    frozen: FrozenProtocol
+    cases: list[dict[str, Any]]
+
+
 @pytest.fixture(scope="module", params=SPECS, ids=IDS)
-def loaded(request: pytest.FixtureRequest) -> Iterator[tuple[ProtocolSpec, FrozenProtocol]]:
+def loaded(request: pytest.FixtureRequest) -> Iterator[Loaded]:
     spec: ProtocolSpec = request.param
     with FrozenProtocol(read_task_file(ROOT / spec.task_path)) as frozen:
-        yield spec, frozen
+        yield Loaded(spec, frozen, resolve_hooks(frozen.entry, frozen.task.cases, spec).cases)
+
+
+@contextmanager
+def _no_environment_and_no_network() -> Iterator[None]:
+    """What rendering may not use: the environment (emptied) and the network (every connection refused)."""
+    saved = dict(os.environ)
+    os.environ.clear()
+    original = socket.socket.connect
+
+    def refuse(self: socket.socket, address: Any) -> None:
+        raise ConnectionRefusedError(f"rendering tried to connect to {address}")
+
+    socket.socket.connect = refuse  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        socket.socket.connect = original  # type: ignore[method-assign]
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 def _play(spec: ProtocolSpec, frozen: FrozenProtocol, case: dict[str, Any], conv: Any) -> dict[str, Any]:
@@ -112,8 +148,8 @@ def test_the_declaration_ties_name_folder_commands_and_files_together(spec: Prot
         assert all(groups[alias] is groups[benchmark.name] for alias in benchmark.cli_aliases)
 
 
-def test_the_entry_provides_what_its_spec_declares(loaded: tuple[ProtocolSpec, FrozenProtocol]) -> None:
-    spec, frozen = loaded
+def test_the_entry_provides_what_its_spec_declares(loaded: Loaded) -> None:
+    spec, frozen = loaded.spec, loaded.frozen
     check_entry(frozen.entry, spec)
 
 
@@ -132,15 +168,17 @@ def test_every_declared_protocol_is_built() -> None:
 # -- render ------------------------------------------------------------------------------------------------------
 
 
-def test_render_is_deterministic_and_gives_the_golden_prompts(loaded: tuple[ProtocolSpec, FrozenProtocol]) -> None:
-    spec, frozen = loaded
+def test_render_is_deterministic_and_gives_the_golden_prompts(loaded: Loaded) -> None:
+    spec, frozen = loaded.spec, loaded.frozen
     goldens = json.loads((ROOT / spec.golden_path).read_text(encoding="utf-8"))
-    cases = frozen.task.cases
+    cases = loaded.cases
     assert set(goldens) == {case["id"] for case in cases}
     first = [frozen.entry.render(case) for case in cases]
     random.seed(12345)  # global random state must not leak into a render
     random.random()
-    with FrozenProtocol(frozen.task) as again:  # nor state left in the modules by the first renders
+    with FrozenProtocol(frozen.task) as again, _no_environment_and_no_network():  # nor state, environment, I/O
+        if spec.protocol_id in RENDERS_WITH_IO:
+            pytest.xfail(RENDERS_WITH_IO[spec.protocol_id])
         second = [again.entry.render(case) for case in reversed(cases)][::-1]
     assert first == second
     assert {case["id"]: sha256_text(text) for case, text in zip(cases, first, strict=True)} == goldens
@@ -149,11 +187,9 @@ def test_render_is_deterministic_and_gives_the_golden_prompts(loaded: tuple[Prot
 # -- play and aggregate ------------------------------------------------------------------------------------------
 
 
-def test_play_on_a_non_answer_gives_a_row_that_identifies_itself(
-    loaded: tuple[ProtocolSpec, FrozenProtocol], registry_env: dict[str, str]
-) -> None:
-    spec, frozen = loaded
-    for case in frozen.task.cases[:CASES_TRIED]:
+def test_play_on_a_non_answer_gives_a_row_that_identifies_itself(loaded: Loaded, registry_env: dict[str, str]) -> None:
+    spec, frozen = loaded.spec, loaded.frozen
+    for case in loaded.cases[:CASES_TRIED]:
         conv = ScriptedConversation.always(NON_ANSWER)
         row = _play(spec, frozen, case, conv)
         _assert_row(row, spec, case)
@@ -163,20 +199,18 @@ def test_play_on_a_non_answer_gives_a_row_that_identifies_itself(
 
 
 def test_a_failing_model_call_is_an_error_row_never_a_verdict_on_the_model(
-    loaded: tuple[ProtocolSpec, FrozenProtocol], registry_env: dict[str, str]
+    loaded: Loaded, registry_env: dict[str, str]
 ) -> None:
-    spec, frozen = loaded
-    case = frozen.task.cases[0]
+    spec, frozen = loaded.spec, loaded.frozen
+    case = loaded.cases[0]
     row = _play(spec, frozen, case, ScriptedConversation.always(frozen.model_call_error("quota exhausted")))
     _assert_row(row, spec, case)
     assert row["verdict"] == "error" and row["error_kind"] == "model_call"
 
 
-def test_aggregate_counts_error_rows_and_gives_a_json_headline(
-    loaded: tuple[ProtocolSpec, FrozenProtocol], registry_env: dict[str, str]
-) -> None:
-    spec, frozen = loaded
-    cases = frozen.task.cases[:CASES_TRIED]
+def test_aggregate_counts_error_rows_and_gives_a_json_headline(loaded: Loaded, registry_env: dict[str, str]) -> None:
+    spec, frozen = loaded.spec, loaded.frozen
+    cases = loaded.cases[:CASES_TRIED]
     played = [_play(spec, frozen, case, ScriptedConversation.always(NON_ANSWER)) for case in cases]
     errors = [
         frozen.rows.error_row(spec.protocol_id, frozen.task.payload_sha256, str(case["id"]), "run_errored", "gone")

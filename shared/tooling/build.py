@@ -15,7 +15,7 @@ from typing import Any
 
 from ..embedding import EmbeddedModules
 from ..hashing import canonical_json, sha256_text
-from .contract_check import check_entry
+from .contract_check import resolve_hooks
 from .lockfile import read_lock
 from .specs import ProtocolSpec, load_registry
 from .taskfile.closure import module_closure
@@ -78,13 +78,6 @@ def check_cases(cases: list[dict[str, Any]]) -> None:
         seen.add(case_id)
 
 
-def golden_hashes(task_text: str, path: Path) -> dict[str, str]:
-    """sha256 of the first prompt of every case, rendered by the modules embedded in the task file."""
-    task = parse_task_file_text(task_text, path)
-    with FrozenProtocol(task) as frozen:
-        return {str(case["id"]): sha256_text(frozen.entry.render(case)) for case in task.cases}
-
-
 def embedded_sources(root: Path, spec: ProtocolSpec) -> dict[str, str]:
     """The `shared/` modules a build of `spec` embeds today, by path relative to `shared/`."""
     shared = root / "shared"
@@ -117,9 +110,9 @@ def build_protocol(root: Path, spec: ProtocolSpec) -> BuiltProtocol:
     check_cases(cases)
     rendered = render_task_file(spec, sources, cases)
     task = parse_task_file_text(rendered.text, root / spec.task_path)
-    with FrozenProtocol(task) as frozen:  # the entry as the task file will load it
-        check_entry(frozen.entry, spec)
-        goldens = {str(case["id"]): sha256_text(frozen.entry.render(case)) for case in task.cases}
+    with FrozenProtocol(task) as frozen:  # the entry as the task file will load it, checked against its spec
+        hooks = resolve_hooks(frozen.entry, task.cases, spec)
+        goldens = {str(case["id"]): sha256_text(frozen.entry.render(case)) for case in hooks.cases}
     golden_text = json.dumps(goldens, indent=1, sort_keys=True) + "\n"
     files = {
         PurePosixPath(spec.task_path): rendered.text,

@@ -9,14 +9,17 @@ declared would silently never run).
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
-from .specs import ProtocolSpec
+from .specs import HookError, ProtocolSpec, RunOption
 
-HOOKS = ("preflight", "comparable")
+HOOKS = ("preflight", "comparable", "prepare")
 
 
-class ContractError(Exception):
+class ContractError(HookError):
     """The entry module does not provide what its spec declares."""
 
 
@@ -33,8 +36,15 @@ def _positional(function: object) -> int | None:
 def check_entry(module: ModuleType, spec: ProtocolSpec) -> None:
     """Raise ContractError naming every way `module` (the loaded entry) departs from `spec`."""
     problems = []
-    wanted = {"render": 1, "play": 3 if spec.run_options else 2, "aggregate": 1, "preflight": 1, "comparable": 1}
-    declared = {"preflight": spec.preflight, "comparable": spec.comparable}
+    wanted = {
+        "render": 1,
+        "play": 3 if spec.run_options else 2,
+        "aggregate": 1,
+        "preflight": 1,
+        "comparable": 1,
+        "prepare": 1,
+    }
+    declared = {"preflight": spec.preflight, "comparable": spec.comparable, "prepare": spec.prepare}
     for name, arity in wanted.items():
         function = getattr(module, name, None)
         if name in declared and not declared[name]:
@@ -50,3 +60,35 @@ def check_entry(module: ModuleType, spec: ProtocolSpec) -> None:
             problems.append(f"{name}() takes {found} positional argument(s), the contract says {arity}{why}")
     if problems:
         raise ContractError(f"{spec.protocol_id}: entry module {spec.entry} " + "; ".join(problems))
+
+
+@dataclass(frozen=True)
+class VersionHooks:
+    """What a loaded entry provides as its spec declares it: the cases `render` and `play` get, the hooks."""
+
+    cases: list[dict[str, Any]]  # prepared when the version declares `prepare`
+    comparable: Callable[[dict[str, Any]], Any] | None
+    run_options: tuple[RunOption, ...]
+
+    def case_by_id(self) -> dict[str, dict[str, Any]]:
+        return {str(case["id"]): case for case in self.cases}
+
+
+def resolve_hooks(entry: ModuleType, cases: list[dict[str, Any]], spec: ProtocolSpec | None) -> VersionHooks:
+    """The hooks of a loaded entry; `spec` None (a task file no registry declares) means every default.
+
+    Raises ContractError when the entry does not match its spec, HookError when `prepare` cannot
+    load the data its cases refer to.
+    """
+    if spec is None:
+        return VersionHooks(list(cases), None, ())
+    check_entry(entry, spec)
+    if spec.prepare:
+        try:
+            prepared = list(entry.prepare(cases))
+        except Exception as exc:
+            raise HookError(f"{spec.protocol_id}: prepare() could not prepare the cases: {exc}") from exc
+        if [case.get("id") for case in prepared] != [case.get("id") for case in cases]:
+            raise ContractError(f"{spec.protocol_id}: prepare() must keep every case, in order, with its id")
+        cases = prepared
+    return VersionHooks(list(cases), entry.comparable if spec.comparable else None, spec.run_options)

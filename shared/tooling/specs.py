@@ -27,6 +27,10 @@ The hooks a version or benchmark may provide, each with its default; nothing is 
   task file before any model call; it may raise to abort the run (a planted decoy was registered).
 - `comparable` (version, default off): the entry defines `comparable(row)`, the projection of a row
   that `rescore` compares with the hosted one (e.g. without registry timestamps); off: whole rows.
+- `prepare` (version, default off): the entry defines `prepare(cases) -> cases`, the one place a protocol
+  may do I/O before rendering: it adds to each frozen case the external data the case refers to (data
+  that may not be embedded, like HumanEvalPack), verified against the hashes the case pins. The task
+  file, `build` and `rescore` call it once; `render` and `play` then see prepared cases only.
 - `run_options` (version, default none): settings a local run may change (`hallubench run --option
   NAME=VALUE`), passed to `play` as its third argument and written into every row.
 - `n_jobs` (version, default 1): rows kaggle-benchmarks plays at once.
@@ -71,6 +75,7 @@ class ProtocolSpec:
     n_jobs: int = 1
     preflight: bool = False
     comparable: bool = False
+    prepare: bool = False
     run_options: tuple[RunOption, ...] = ()
 
     @property

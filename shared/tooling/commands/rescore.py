@@ -107,9 +107,8 @@ def run(args: argparse.Namespace) -> int:
             feed.file_errors,
             newer=newer,
             keep_messages=keep_messages,
-            comparable=spec is not None and spec.comparable,
-            run_options=declared,
-            newer_run_options=newer_declared,
+            spec=spec,
+            newer_spec=newer_spec,
             option_overrides=overrides,
         )
     except (TaskNotFound, TaskFileError, IncompatibleScorer, HookError, OptionError) as error:

@@ -22,8 +22,9 @@ from functools import partial
 from typing import Any, TypeVar
 
 from ...hashing import sha256_text
+from ..contract_check import resolve_hooks
 from ..kaggle_runs.model import DictResult, NumericResult, Role, Run, RunState
-from ..specs import HookError, RunOption
+from ..specs import HookError, ProtocolSpec
 from ..taskfile.reader import FrozenProtocol, TaskFile
 from .compare import differences
 from .newer import NewerScore, NewerScorer
@@ -173,31 +174,28 @@ class Rescorer:
         newer: TaskFile | None = None,
         *,
         keep_messages: bool = False,
-        comparable: bool = False,
-        run_options: tuple[RunOption, ...] = (),
-        newer_run_options: tuple[RunOption, ...] = (),
+        spec: ProtocolSpec | None = None,
+        newer_spec: ProtocolSpec | None = None,
         option_overrides: Mapping[str, str] | None = None,
     ) -> None:
         self.task = task
-        self.run_options = run_options  # the frozen version's declared run options
         self.option_overrides = dict(option_overrides or {})
         self.keep_messages = keep_messages
         self._texts: dict[str, str] = {}  # one copy of each kept text (the same prompt recurs for every model)
         self.newer = (
-            NewerScorer(newer, task, run_options=newer_run_options, option_overrides=self.option_overrides)
+            NewerScorer(newer, task, spec=newer_spec, option_overrides=self.option_overrides)
             if newer is not None
             else None
         )
         self.frozen = FrozenProtocol(task)
-        # The version's declared `comparable` hook (ProtocolSpec.comparable): the projection of a row to compare.
-        self._comparable: Callable[[dict[str, Any]], Any] | None = None
-        if comparable:
-            found = getattr(self.frozen.entry, "comparable", None)
-            if not callable(found):
-                self.frozen.close()
-                raise HookError(f"{task.protocol_id} declares a comparable hook, but {task.path} has no comparable()")
-            self._comparable = found
-        self.cases = task.case_by_id()
+        try:  # the hooks its spec declares (prepared cases, comparable, run options), never guessed
+            hooks = resolve_hooks(self.frozen.entry, task.cases, spec)
+        except HookError:
+            self.close()
+            raise
+        self.cases = hooks.case_by_id()
+        self._comparable = hooks.comparable
+        self.run_options = hooks.run_options
         self.report = RescoreReport(task=task, newer_task=newer)
         self._first_prompt_index: dict[str, str] | None = None
         # (model, case, run identity) -> every different copy of that row seen so far: its content fingerprint,
@@ -472,9 +470,8 @@ def rescore_runs(
     *,
     newer: TaskFile | None = None,
     keep_messages: bool = False,
-    comparable: bool = False,
-    run_options: tuple[RunOption, ...] = (),
-    newer_run_options: tuple[RunOption, ...] = (),
+    spec: ProtocolSpec | None = None,
+    newer_spec: ProtocolSpec | None = None,
     option_overrides: Mapping[str, str] | None = None,
 ) -> RescoreReport:
     """Rescore loaded runs (each with a label naming its file) against `task`.
@@ -485,17 +482,16 @@ def rescore_runs(
     parent counts once, for its parent). `file_errors` is read after `runs` is exhausted.
     `newer`: a newer version's task file whose scorer also scores every verified row (see `newer.py`).
     `keep_messages`: keep each row's logged conversation (for a report that shows prompts and replies).
-    `comparable`: the version declares a `comparable` hook (see `ProtocolSpec.comparable`).
-    `run_options` / `newer_run_options`: the run options the frozen and the newer version declare; each row is
-    replayed under the values it recorded, changed by `option_overrides` (`options.py`).
+    `spec` / `newer_spec`: the declarations of the frozen and the newer version (their hooks: prepared cases,
+    `comparable`, run options); None for a task file no registry declares (every default). Each row is replayed
+    under the run options it recorded, changed by `option_overrides` (`options.py`).
     """
     rescorer = Rescorer(
         task,
         newer,
         keep_messages=keep_messages,
-        comparable=comparable,
-        run_options=run_options,
-        newer_run_options=newer_run_options,
+        spec=spec,
+        newer_spec=newer_spec,
         option_overrides=option_overrides,
     )
     try:

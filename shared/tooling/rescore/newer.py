@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..specs import RunOption
+from ..contract_check import resolve_hooks
+from ..specs import HookError, ProtocolSpec
 from ..taskfile.reader import FrozenProtocol, TaskFile
 from .options import replay_options, with_options
 from .replay import LoggedMessage, ReplayConversation
@@ -42,7 +43,7 @@ class NewerScorer:
         task: TaskFile,
         frozen: TaskFile,
         *,
-        run_options: tuple[RunOption, ...] = (),
+        spec: ProtocolSpec | None = None,
         option_overrides: Mapping[str, str] | None = None,
     ) -> None:
         if _benchmark(task.protocol_id) != _benchmark(frozen.protocol_id):
@@ -52,10 +53,15 @@ class NewerScorer:
         if task.payload_sha256 == frozen.payload_sha256:
             raise IncompatibleScorer(f"--scorer {task.protocol_id} is the frozen task file itself")
         self.task = task
-        self.run_options = run_options  # what the newer version declares
         self.option_overrides = dict(option_overrides or {})
         self.protocol = FrozenProtocol(task)
-        self.cases = task.case_by_id()
+        try:
+            hooks = resolve_hooks(self.protocol.entry, task.cases, spec)
+        except HookError:
+            self.protocol.close()
+            raise
+        self.run_options = hooks.run_options  # what the newer version declares
+        self.cases = hooks.case_by_id()
 
     def close(self) -> None:
         self.protocol.close()

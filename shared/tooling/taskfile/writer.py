@@ -67,7 +67,7 @@ import pandas as pd
 
 HB_CASES = json.loads(HB_CASES_JSON)
 _hb_entry = _hb_finder.load(_HB_ENTRY_MODULE)
-_hb_rows = _hb_finder.load("rows")
+{prepare}_hb_rows = _hb_finder.load("rows")
 _hb_progress_lock = threading.Lock()
 _hb_progress_done = [0]
 
@@ -169,6 +169,9 @@ HB_RUN_OPTIONS = _hb_run_options()
 
 
 """
+_PREPARE = (
+    "HB_CASES = _hb_entry.prepare(HB_CASES)  # the version declares prepare: the data its cases refer to, verified\n"
+)
 _PLAY_WITH_OPTIONS = "lambda case, conv: _hb_entry.play(case, conv, HB_RUN_OPTIONS)"
 _RECORD_OPTIONS = '    row["run_options"] = dict(HB_RUN_OPTIONS)  # which settings this row was played under\n'
 
@@ -226,6 +229,7 @@ def render_task_file(
             version=spec.version,
             n_jobs=spec.n_jobs,
             preflight=_PREFLIGHT if spec.preflight else "",
+            prepare=_PREPARE if spec.prepare else "",
             run_options=_RUN_OPTIONS.format(defaults=spec.option_defaults()) if spec.run_options else "",
             play=_PLAY_WITH_OPTIONS if spec.run_options else "_hb_entry.play",
             record_options=_RECORD_OPTIONS if spec.run_options else "",
