@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v3'
 HB_PROTOCOL_VERSION = 3
-HB_PAYLOAD_SHA256 = '6e65748285a2a146321ed803ffe531ceb8c6781c89488f2ab3f32f0b64b7d0dc'
+HB_PAYLOAD_SHA256 = '21e4aa21e39791835cfd82f4e1542f9da7d0340f2bf142da4beb337edf25d03b'
 HB_TAG = 'hallumaze/v3'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -1323,7 +1323,7 @@ def parse_reply(text: str) -> ParsedReply:
     return whole if whole is not None else parse_by_lines(text)
 '''
 
-# %% embedded module maze/parse_fast.py sha256=ba5eb3b9fb2aad57446435ec57322506809bd489d023e1304fa85f4c5ffc78b8
+# %% embedded module maze/parse_fast.py sha256=574b76667c06a663ed2a82e1ad75cf093aabd352d24043ee7521124a8ce2b49e
 HB_MODULES['maze/parse_fast.py'] = r'''"""`parse_lines.parse_by_lines` at C speed for replies in the answer format: same result, fewer Python steps.
 
 A reply can hold hundreds of STEP lines and every rescore reads every reply again. Here each
@@ -1362,9 +1362,10 @@ from .parse_lines import (
 )
 
 # A STEP line as the prompt shows it, with a confidence and a plain reason (groups: number, cell "r,c",
-# direction, percent, reason), and a DEAD_END line as the prompt shows it (groups: row, column).
+# direction, percent, reason; a step number `int()` reads, so its column converts at C speed), and a
+# DEAD_END line as the prompt shows it (groups: row, column).
 _CANONICAL_STEP = re.compile(
-    r"STEP (\d+): \((\d+,\d+)\) → \[([NSEW])\] \| confidence: (100|\d{1,2})%"
+    r"STEP (\d{1,4300}): \((\d+,\d+)\) → \[([NSEW])\] \| confidence: (100|\d{1,2})%"
     r"(?: \| ((?i:(?!dead|loop|strategy)[^*`\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*))?"
 )
 _CANONICAL_DEAD_END = re.compile(
@@ -1478,7 +1479,7 @@ def read_whole(text: str) -> ParsedReply | None:
     return ParsedReply.of_text(stripped, reader, columns, partial(final_path_of_text, unix), outside)
 '''
 
-# %% embedded module maze/parse_lines.py sha256=c7499bbd4856c002dc2e6986708911bc3c7a9677e8101df4d9965f91b057b869
+# %% embedded module maze/parse_lines.py sha256=a18191a8a134f398ea98ec98ebbe140842ff49ffaf198010afe3f5ddc63d072a
 HB_MODULES['maze/parse_lines.py'] = r'''"""What a reply in the HalluMaze answer format states, read line by line: the definition of parsing.
 
 Parsing only records what the model *wrote*; whether any of it is true is decided by `verify`.
@@ -1559,7 +1560,7 @@ class StepColumns(NamedTuple):
 
     A cell is kept as its label "r,c" and a confidence as its percent text: a scorer that knows
     the maze maps them to what it needs with one lookup each, and `ParsedReply.steps` turns them
-    into StepLines only when asked.
+    into StepLines only when asked. Step numbers have at most `MAX_DIGITS` digits (`int()` reads them).
     """
 
     numbers: list[str]
@@ -1657,9 +1658,7 @@ class ParsedReply:
             assert self._columns is not None
             numbers, cells, directions, percents, line_nos = self._columns
             confidences = map(PERCENT_OF.__getitem__, percents)
-            fields = zip(
-                map(whole_number, numbers), map(cell_of, cells), directions, repeat(None), confidences, line_nos
-            )
+            fields = zip(map(int, numbers), map(cell_of, cells), directions, repeat(None), confidences, line_nos)
             steps = list(map(_new_tuple, repeat(StepLine), fields))  # StepLine(*f), without a Python frame each
             if self._other_steps:
                 steps = sorted(steps + self._other_steps, key=_LINE_NO)

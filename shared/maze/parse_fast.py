@@ -36,9 +36,10 @@ from .parse_lines import (
 )
 
 # A STEP line as the prompt shows it, with a confidence and a plain reason (groups: number, cell "r,c",
-# direction, percent, reason), and a DEAD_END line as the prompt shows it (groups: row, column).
+# direction, percent, reason; a step number `int()` reads, so its column converts at C speed), and a
+# DEAD_END line as the prompt shows it (groups: row, column).
 _CANONICAL_STEP = re.compile(
-    r"STEP (\d+): \((\d+,\d+)\) → \[([NSEW])\] \| confidence: (100|\d{1,2})%"
+    r"STEP (\d{1,4300}): \((\d+,\d+)\) → \[([NSEW])\] \| confidence: (100|\d{1,2})%"
     r"(?: \| ((?i:(?!dead|loop|strategy)[^*`\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*))?"
 )
 _CANONICAL_DEAD_END = re.compile(

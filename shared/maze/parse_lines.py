@@ -78,7 +78,7 @@ class StepColumns(NamedTuple):
 
     A cell is kept as its label "r,c" and a confidence as its percent text: a scorer that knows
     the maze maps them to what it needs with one lookup each, and `ParsedReply.steps` turns them
-    into StepLines only when asked.
+    into StepLines only when asked. Step numbers have at most `MAX_DIGITS` digits (`int()` reads them).
     """
 
     numbers: list[str]
@@ -176,9 +176,7 @@ class ParsedReply:
             assert self._columns is not None
             numbers, cells, directions, percents, line_nos = self._columns
             confidences = map(PERCENT_OF.__getitem__, percents)
-            fields = zip(
-                map(whole_number, numbers), map(cell_of, cells), directions, repeat(None), confidences, line_nos
-            )
+            fields = zip(map(int, numbers), map(cell_of, cells), directions, repeat(None), confidences, line_nos)
             steps = list(map(_new_tuple, repeat(StepLine), fields))  # StepLine(*f), without a Python frame each
             if self._other_steps:
                 steps = sorted(steps + self._other_steps, key=_LINE_NO)
