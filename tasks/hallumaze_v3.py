@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v3'
 HB_PROTOCOL_VERSION = 3
-HB_PAYLOAD_SHA256 = '21e4aa21e39791835cfd82f4e1542f9da7d0340f2bf142da4beb337edf25d03b'
+HB_PAYLOAD_SHA256 = '82db194199b41a5aeda6c2c0a460846da6a9fe213f9ecff3a614e909170c861a'
 HB_TAG = 'hallumaze/v3'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -2640,7 +2640,7 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
     }
 '''
 
-# %% embedded module maze/verify.py sha256=847c5ee3e2e0ae4fe47b16212687889da81039fa289aa02830c52e6715e2bb49
+# %% embedded module maze/verify.py sha256=25fd6ded37645ee0804e6e37fc4a7f7c69a4a695b1293bdeb486523f7e106b1c
 HB_MODULES['maze/verify.py'] = r'''"""Replay what the model wrote against the maze: every count that matters is decided here.
 
 Rules (unchanged since hallumaze v2):
@@ -2752,6 +2752,9 @@ class FinalPathCheck:
     is_solution: bool
 
 
+_new_tuple = tuple.__new__  # a StepLine from its fields, without a Python frame each
+
+
 def _path_as_steps(path: Sequence[Cell]) -> list[StepLine]:
     """FINAL_PATH's cells as the moves they declare: a unit move is a direction, any other a jump to the next cell."""
     rows, columns = map(list, zip(*path, strict=True))
@@ -2769,9 +2772,6 @@ def _steps_of(parsed: ParsedReply) -> tuple[Sequence[StepLine], str]:
     if parsed.final_path and len(parsed.final_path) > 1:
         return _path_as_steps(parsed.final_path), "final_path"
     return (), "none"
-
-
-_new_tuple = tuple.__new__  # a StepLine from its fields, without a Python frame each
 
 
 class _Outside:

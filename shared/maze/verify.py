@@ -109,6 +109,9 @@ class FinalPathCheck:
     is_solution: bool
 
 
+_new_tuple = tuple.__new__  # a StepLine from its fields, without a Python frame each
+
+
 def _path_as_steps(path: Sequence[Cell]) -> list[StepLine]:
     """FINAL_PATH's cells as the moves they declare: a unit move is a direction, any other a jump to the next cell."""
     rows, columns = map(list, zip(*path, strict=True))
@@ -126,9 +129,6 @@ def _steps_of(parsed: ParsedReply) -> tuple[Sequence[StepLine], str]:
     if parsed.final_path and len(parsed.final_path) > 1:
         return _path_as_steps(parsed.final_path), "final_path"
     return (), "none"
-
-
-_new_tuple = tuple.__new__  # a StepLine from its fields, without a Python frame each
 
 
 class _Outside:
