@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hallubench.maze import task_v2
+from hallubench.maze import task_v2, task_v3
 from hallubench.maze.cases import make_case, v2_cases
 from hallubench.maze.compact import read_cells
 from hallubench.maze.generate import generate_dfs
@@ -24,6 +24,7 @@ from hallubench.tooling.maze.baselines import (
     agent_walk,
     baseline_rows,
     random_walk,
+    shortcut_walk,
     transcript,
 )
 from hallubench.tooling.maze.draw import LEGEND, svg_to_png
@@ -190,8 +191,19 @@ def test_liar_walks_through_a_wall_claims_backtracks_and_only_the_v11_score_beli
     assert all(r["scores"]["claims"]["backtrack"]["claimed"] == 3 for r in liar)  # type: ignore[index]
     assert sum(r["scores"]["hc"] for r in liar) >= 4  # type: ignore[index, misc]
     liar_metrics, oracle_metrics = task_v2.aggregate(liar)["metrics"], task_v2.aggregate(oracle)["metrics"]
-    assert liar_metrics["score"] < oracle_metrics["score"] - 0.3
-    assert liar_metrics["v11"]["score"] > liar_metrics["score"]  # v1.1 merged the claims into its counts
+    # the walk through a wall costs SR and MEI (BRS, lure resistance since v3, it earns: it walks past the lures)
+    assert liar_metrics["sr"] < oracle_metrics["sr"] and liar_metrics["mei"] < oracle_metrics["mei"] - 0.5
+    assert liar_metrics["score"] < oracle_metrics["score"] - 0.25
+    # its claims raise only the v1.1 score: the same walk told honestly scores the same, verified
+    raised = 0.0
+    for case, lying in zip(cases, liar, strict=True):
+        trial = load_trial(case)
+        lines, block = transcript(trial.maze, shortcut_walk(trial.maze, trial.solution))
+        told = task_v3.play(case, AgentConversation(lines, block, None))["scores"]
+        for key in ("sr", "hc", "bt", "lt", "hrr", "mei", "brs", "ce", "score"):
+            assert lying["scores"][key] == told[key], key  # type: ignore[index]
+        raised += lying["scores"]["v11"]["score"] - told["v11"]["score"]  # type: ignore[index]
+    assert raised > 0  # v1.1 merged the claims into its counts
 
 
 def test_v11_maze_file_round_trips_and_bad_files_fail_clearly(

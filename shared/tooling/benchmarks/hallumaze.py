@@ -29,6 +29,22 @@ BENCHMARKS = (
                 ),
                 cases_factory="hallubench.maze.cases:v2_cases",
             ),
+            ProtocolSpec(
+                benchmark="hallumaze",
+                version=3,
+                entry="maze/task_v3.py",
+                title="hallumaze v3: v2's prompts, v2's scorer flaws fixed (BRS as lure resistance, labels, speed)",
+                description=(
+                    "The hallumaze v2 protocol with byte-identical prompts and cases, so v2's hosted runs rescore "
+                    "under it. Single-solution text mazes in the HalluMaze v1.1 answer format plus an interactive "
+                    "Ariadne's Thread mode; every count is verified by replaying the model's moves against the "
+                    "maze. Fixed against v2: BRS is the share of lure exposures resisted on the verified walk (v2 "
+                    "kept v1.1's formula, which gave 1.0 to a failed trial that never crossed a wall); "
+                    "CONFIDENCE_LOG and FINAL_PATH are read where their labels stand; any reply is scored in time "
+                    "linear in its length."
+                ),
+                cases_factory="hallubench.maze.cases:v2_cases",
+            ),
         ),
     ),
 )

@@ -95,7 +95,7 @@ def _case(args: argparse.Namespace, **extra: Any) -> dict[str, Any]:
 
 
 def _render(args: argparse.Namespace) -> int:
-    from ...maze.task_v2 import render
+    from ...maze.task_v3 import render
 
     extra: dict[str, Any] = {"group": args.group, "mode": "interactive" if args.interactive else "single"}
     if args.max_tokens is not None:
@@ -154,9 +154,10 @@ def _summary(r: dict[str, Any]) -> str:
     claims = r["claims"]
     fhr = r["fhr"] if r["fhr"] is not None else "-"
     ce = f"{r['ce']:.3f}" if r["ce"] is not None else "n/a (no confidence stated)"
+    brs = f"{r['brs']:.3f}" if r["brs"] is not None else "n/a (no lure met)"
     lines = [
         f"SR {r['sr']:.0f}  HC {r['hc']}  FHR {fhr}  BT {r['bt']}  LT {r['lt']}  teleports {r['teleports']}",
-        f"HRR {r['hrr']:.3f}  MEI {r['mei']:.3f}  BRS {r['brs']:.3f}  CE {ce}  score {r['score']:.3f}",
+        f"HRR {r['hrr']:.3f}  MEI {r['mei']:.3f}  BRS {brs}  CE {ce}  score {r['score']:.3f}",
         f"claims: BACKTRACK_COUNT {claims['backtrack']['claimed']} (verified {claims['backtrack']['verified']}), "
         f"HALLUCINATION_COUNT {claims['hallucination']['claimed']} (verified {claims['hallucination']['verified']}), "
         f"LOOP lines {claims['loop']['claimed']} (verified {claims['loop']['verified']})",

@@ -135,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
         extra = benchmark_report(
             report_function,
             rows_by_model,
+            task=newer or task,  # the task file whose scorer made `rows_by_model`
             hosted_by_model={model: [row.hosted_row for row in rows] for model, rows in verified.items()},
             pictures_dir=pictures_option(args.pictures),
             humans=tuple(args.human),

@@ -10,23 +10,24 @@
 
 Each agent writes a transcript in the answer format (STEP lines at 100% confidence, honest
 counts except the liar's) and answers through a `Conversation`, so single-shot and interactive
-trials alike go through `task_v2.play`; nothing about a baseline is hard-coded. Agents draw from their own
-`random.Random` seeded by (agent, size, seed, repeat).
+trials alike go through a protocol's `play` (`task_v3.play` unless another is given, such as a
+frozen task file's: see `baseline_cache`); nothing about a baseline is hard-coded. Agents draw
+from their own `random.Random` seeded by (agent, size, seed, repeat).
 """
 
 from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from ...maze import task_v2
+from ...maze import task_v3
 from ...maze.grid import Cell, Maze, direction_between, step
 from ...maze.parse import ParsedReply, StepLine
 from ...maze.trial import Trial, load_trial
 from ...maze.verify import replay
-from ...rows import play_row
+from ...rows import PlayFunction, play_row
 
 AGENTS = ("random_walk", "dfs_agent", "bfs_oracle", "liar")
 LIAR_CLAIMED_BACKTRACKS = 3
@@ -163,9 +164,15 @@ class AgentConversation:
 
 
 def baseline_rows(
-    cases: Iterable[Mapping[str, Any]], agents: Sequence[str] = AGENTS
+    cases: Iterable[Mapping[str, Any]],
+    agents: Sequence[str] = AGENTS,
+    *,
+    play: PlayFunction = task_v3.play,
+    row_of: Callable[..., dict[str, Any]] = play_row,
+    protocol_id: str = "hallumaze/v3",
+    payload_sha256: str = "baseline",
 ) -> dict[str, list[dict[str, Any]]]:
-    """Rows per agent for `cases`, produced by `task_v2.play` exactly as for a model."""
+    """Rows per agent for `cases`, produced by `play` (wrapped by `row_of`) exactly as for a model."""
     out: dict[str, list[dict[str, Any]]] = {f"baseline:{a}": [] for a in agents}
     for case in cases:
         trial = load_trial(case)
@@ -173,12 +180,12 @@ def baseline_rows(
             walk = agent_walk(agent, trial)
             lines, block = _liar_transcript(trial.maze, walk) if agent == "liar" else transcript(trial.maze, walk)
             per_turn = trial.moves_per_turn if trial.mode == "interactive" else None
-            row = play_row(
-                task_v2.play,
+            row = row_of(
+                play,
                 dict(case),
                 AgentConversation(lines, block, per_turn),
-                protocol_id="hallumaze/v2",
-                payload_sha256="baseline",
+                protocol_id=protocol_id,
+                payload_sha256=payload_sha256,
             )
             out[f"baseline:{agent}"].append(row)
     return out

@@ -1,6 +1,6 @@
 """Report-level hallumaze results for `hallubench rescore` and `hallubench maze baselines`.
 
-API (every function takes plain row dicts as produced by `task_v2.play` through `play_row`):
+API (every function takes plain row dicts as produced by `task_v3.play` through `play_row`):
 
 * `model_table(rows_by_model)` -> dict with `columns` and `rows` ranked by the verified
   HalluMaze score, each with 95% bootstrap intervals for SR, MEI, BRS and score (errored trials count
@@ -27,20 +27,23 @@ from pathlib import Path
 from typing import Any
 
 from ... import stats
-from ...maze import task_v2
+from ...maze import task_v3
 from ...maze.aggregate import aggregate_rows, ariadne_summary, mirage_pairs, scored
 from ...maze.compact import read_cells, read_ints
 from ...maze.trial import load_trial
 from ...rows import play_row
 from ..csv_cells import cell
 from ..leaderboard import Entry, leaderboard, units_from
+from ..taskfile.reader import FrozenProtocol, TaskFile
+from .baseline_cache import task_baselines
 from .baselines import baseline_rows
+from .changes import REASONS, explain
 from .draw import draw_svg
 
 Row = Mapping[str, Any]
 COLUMNS = (
     "rank", "model", "kind", "n_trials", "n_scored", "n_error", "format_failures", "score", "score_low", "score_high",
-    "sr", "sr_low", "sr_high", "mei", "mei_low", "mei_high", "ce", "n_ce", "brs", "brs_low", "brs_high", "hc",
+    "sr", "sr_low", "sr_high", "mei", "mei_low", "mei_high", "ce", "n_ce", "brs", "brs_low", "brs_high", "n_brs", "hc",
     "teleports", "ece",
     "brier", "auroc", "share_with_confidence", "bt_claim_exact", "lure_follow_on", "lure_follow_off",
     "v11_score",
@@ -50,6 +53,11 @@ COLUMNS = (
 def _values(rows: Sequence[Row], key: str) -> list[float]:
     """Per-trial values over all trials; an errored trial counts 0."""
     return [float(r["scores"][key]) if isinstance(r.get("scores"), Mapping) else 0.0 for r in rows]
+
+
+def _defined_values(rows: Sequence[Row], key: str) -> list[float]:
+    """Per-trial values of the scored trials that have one (BRS: a lure was met; CE: a confidence stated)."""
+    return [float(r["scores"][key]) for r in scored(rows) if r["scores"].get(key) is not None]
 
 
 def _interval(values: Sequence[float], resamples: int, seed: int) -> tuple[float | None, float | None]:
@@ -75,11 +83,14 @@ def model_row(model: str, rows: Sequence[Row], *, resamples: int = 2000, seed: i
         "n_scored": m["n_scored"],
         "n_error": m["n_error"],
         "format_failures": m["format_failures"],
-        "n_ce": sum(1 for r in scored(rows) if r["scores"].get("ce") is not None),
+        "n_ce": m["n_ce"],
+        "n_brs": m["n_brs"],
     }
-    for key in ("score", "sr", "mei", "brs"):
+    for key in ("score", "sr", "mei"):
         line[key] = m[key]
         line[f"{key}_low"], line[f"{key}_high"] = _interval(_values(rows, key), resamples, seed)
+    line["brs"] = m["brs"]
+    line["brs_low"], line["brs_high"] = _interval(_defined_values(rows, "brs"), resamples, seed)
     calibration = m["calibration"]
     line.update(
         {
@@ -150,7 +161,7 @@ def table_text(table: Mapping[str, Any]) -> str:
 
 
 _MARKDOWN_HEAD = ("#", "model", "kind", "n", "errors", "score [95% CI]", "SR [95% CI]", "MEI [95% CI]", "CE (n)",
-                  "BRS [95% CI]", "HC", "ECE", "v1.1 score")  # fmt: skip
+                  "BRS [95% CI] (n)", "HC", "ECE", "v1.1 score")  # fmt: skip
 
 
 def table_markdown(table: Mapping[str, Any]) -> str:
@@ -159,7 +170,7 @@ def table_markdown(table: Mapping[str, Any]) -> str:
     for r in table["rows"]:
         cells = [str(r["rank"]), str(r["model"]).replace("|", "\\|"), str(r.get("kind", "")), str(r["n_trials"]),
                  str(r["n_error"]), *(_with_interval(r, k) for k in ("score", "sr", "mei")),
-                 f"{_fmt(r['ce'])} ({r.get('n_ce', '-')})", _with_interval(r, "brs"),
+                 f"{_fmt(r['ce'])} ({r.get('n_ce', '-')})", f"{_with_interval(r, 'brs')} ({r.get('n_brs', '-')})",
                  *(_fmt(r[k]) for k in ("hc", "ece", "v11_score"))]  # fmt: skip
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
@@ -204,10 +215,11 @@ class _OneReply:
         return self.reply
 
 
-def human_baseline_rows(path: Path) -> tuple[str, list[dict[str, Any]]]:
+def human_baseline_rows(path: Path, frozen: FrozenProtocol | None = None) -> tuple[str, list[dict[str, Any]]]:
     """Score a human-baseline file: `{"name": ..., "trials": [{"size", "seed", "mirage", "reply"}, ...]}`.
 
-    Each trial is a single-shot case answered in the same format; it is scored by `task_v2.play`.
+    Each trial is a single-shot case answered in the same format; it is scored by the `frozen`
+    task file's `play` when given (the scorer of the rows it is compared with), else by `task_v3.play`.
     """
     data = json.loads(path.read_text(encoding="utf-8"))
     if not isinstance(data, dict) or not isinstance(data.get("trials"), list):
@@ -219,8 +231,12 @@ def human_baseline_rows(path: Path) -> tuple[str, list[dict[str, Any]]]:
             raise ValueError(f"{path}: trial {index} needs a 'reply' string")
         case = {k: v for k, v in trial.items() if k != "reply"}
         case.setdefault("mode", "single")
-        rows.append(play_row(task_v2.play, case, _OneReply(trial["reply"]), protocol_id="hallumaze/v2",
-                             payload_sha256="human"))  # fmt: skip
+        if frozen is None:
+            rows.append(play_row(task_v3.play, case, _OneReply(trial["reply"]), protocol_id="hallumaze/v3",
+                                 payload_sha256="human"))  # fmt: skip
+        else:
+            rows.append(frozen.rows.play_row(frozen.entry.play, case, _OneReply(trial["reply"]),
+                                             protocol_id=frozen.task.protocol_id, payload_sha256="human"))  # fmt: skip
     return f"human:{name}", rows
 
 
@@ -329,19 +345,38 @@ def write_pictures(rows_by_model: Mapping[str, Sequence[Row]], folder: Path) -> 
     return links
 
 
-def _human_rows(paths: Sequence[Path], taken: set[str], problems: list[str]) -> dict[str, list[dict[str, Any]]]:
+def _human_rows(
+    paths: Sequence[Path], taken: set[str], problems: list[str], task: TaskFile | None
+) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {}
-    for path in paths:
-        try:
-            name, rows = human_baseline_rows(Path(path))
-        except (OSError, ValueError) as exc:  # unreadable file, bad JSON, wrong shape
-            problems.append(f"human baseline {path}: {exc}")
-            continue
-        unique, copy = name, 2
-        while unique in taken or unique in out:
-            unique, copy = f"{name} ({copy})", copy + 1
-        out[unique] = rows
+    if not paths:
+        return out
+    frozen = FrozenProtocol(task) if task is not None else None
+    try:
+        for path in paths:
+            _add_human_file(Path(path), frozen, taken, problems, out)
+    finally:
+        if frozen is not None:
+            frozen.close()
     return out
+
+
+def _add_human_file(
+    path: Path,
+    frozen: FrozenProtocol | None,
+    taken: set[str],
+    problems: list[str],
+    out: dict[str, list[dict[str, Any]]],
+) -> None:
+    try:
+        name, rows = human_baseline_rows(path, frozen)
+    except (OSError, ValueError) as exc:  # unreadable file, bad JSON, wrong shape
+        problems.append(f"human baseline {path}: {exc}")
+        return
+    unique, copy = name, 2
+    while unique in taken or unique in out:
+        unique, copy = f"{name} ({copy})", copy + 1
+    out[unique] = rows
 
 
 def _diff_text(result: Mapping[str, Any]) -> str:
@@ -373,9 +408,70 @@ def _comparison_markdown(title: str, by_model: Mapping[str, Mapping[str, Any]], 
     return [*lines, ""]
 
 
+def _baselines_for(wanted: list[dict[str, Any]], task: TaskFile | None) -> dict[str, Sequence[Row]]:
+    """The baselines on `wanted`: from `task`'s cached rows when it holds every one of those cases, else played here."""
+    if not wanted:
+        return {}
+    if task is not None:
+        known = task.case_by_id()
+        same = (case["id"] in known and all(known[case["id"]].get(k) == v for k, v in case.items()) for case in wanted)
+        if all(same):
+            return dict(task_baselines(task, [case["id"] for case in wanted]))
+    return dict(baseline_rows(wanted))
+
+
+def scorer_changes(
+    rows_by_model: Mapping[str, Sequence[Row]], hosted_by_model: Mapping[str, Sequence[Row | None]]
+) -> dict[str, Any]:
+    """Per model, the rows a newer scorer changed against the hosted ones, and why (`changes.explain`).
+
+    Only rows that a different protocol scored count (a rescore without `--scorer` re-scores with
+    the frozen file itself, and `rescore` reports any disagreement there).
+    """
+    out: dict[str, Any] = {}
+    for model, rows in rows_by_model.items():
+        hosted_rows = hosted_by_model.get(model, [])
+        pairs = [(h, r) for h, r in zip(hosted_rows, rows, strict=False) if h is not None]
+        compared = [(h, r) for h, r in pairs if h.get("protocol") != r.get("protocol")]
+        if not compared:
+            continue
+        found = [change for h, r in compared if (change := explain(h, r)) is not None]
+        by_reason: dict[str, int] = {}
+        for change in found:
+            for reason in change["reason_ids"]:
+                by_reason[reason] = by_reason.get(reason, 0) + 1
+        out[model] = {
+            "from": compared[0][0].get("protocol"),
+            "to": compared[0][1].get("protocol"),
+            "rows": len(compared),
+            "rows_changed": len(found),
+            "verdict_changes": [c for c in found if c["verdict"][0] != c["verdict"][1]],
+            "rows_changed_by_reason": by_reason,
+            "changed": found,
+        }
+    return out
+
+
+def _changes_lines(changes: Mapping[str, Any]) -> list[str]:
+    lines: list[str] = []
+    for model, entry in changes.items():
+        lines.append(
+            f"  {model}: {entry['rows_changed']} of {entry['rows']} rows changed from {entry['from']} to "
+            f"{entry['to']}, {len(entry['verdict_changes'])} verdict(s)"
+        )
+        for change in entry["verdict_changes"]:
+            old, new = change["verdict"]
+            lines.append(f"    case {change['case_id']}: {old} -> {new}: {'; '.join(change['reasons'])}")
+        for reason, count in sorted(entry["rows_changed_by_reason"].items()):
+            lines.append(f"    {count} row(s): {REASONS.get(reason, 'other differences (see the JSON report)')}")
+    return lines
+
+
 def rescore_report(
     rows_by_model: Mapping[str, Sequence[Row]],
     *,
+    task: TaskFile | None = None,
+    hosted_by_model: Mapping[str, Sequence[Row | None]] | None = None,
     pictures_dir: Path | None = None,
     humans: Sequence[Path] = (),
     cases: Sequence[Mapping[str, Any]] | None = None,
@@ -384,26 +480,32 @@ def rescore_report(
 ) -> dict[str, Any]:
     """The hallumaze part of `hallubench rescore`'s report: `{"text", "markdown", "json", "csv"}`.
 
-    `rows_by_model` holds the re-scored rows per model. The table ranks the models with the
-    simulated baselines (random walk, DFS agent, BFS oracle, played on the same cases, or on
-    `cases` when given) and the human groups of `humans` alongside; mirage on minus off and
-    Ariadne group B minus C are paired per model. With `pictures_dir`, each model's best and
-    worst trial is drawn there and linked. A human file that cannot be read is listed under
-    `problems`, never fatal.
+    `rows_by_model` holds the re-scored rows per model, scored by `task` (the task file whose
+    scorer made them) when given; `hosted_by_model` the rows the hosted run stored, in the same
+    order: where another protocol's scorer made them (`rescore --scorer`), every row it changed is
+    counted, and every changed verdict listed, with the reason (`changes`). The table ranks the
+    models with the simulated baselines (random walk, DFS agent, BFS oracle, played on the same
+    cases, or on `cases` when given, by
+    `task`'s scorer, read from the baseline cache; without `task`, by the installed scorer) and
+    the human groups of `humans` alongside; mirage on minus off and Ariadne group B minus C are
+    paired per model. With `pictures_dir`, each model's best and worst trial is drawn there and
+    linked. A human file that cannot be read is listed under `problems`, never fatal.
     """
     problems: list[str] = []
     models = {name: list(rows) for name, rows in rows_by_model.items()}
     wanted = [dict(c) for c in cases] if cases is not None else _cases_of(models)
-    baselines: dict[str, Sequence[Row]] = dict(baseline_rows(wanted)) if wanted else {}
-    human = _human_rows(humans, set(models) | set(baselines), problems)
+    baselines = _baselines_for(wanted, task)
+    human = _human_rows(humans, set(models) | set(baselines), problems, task)
     everyone: dict[str, Sequence[Row]] = {**models, **baselines, **human}
     table = model_table(everyone, resamples=resamples, seed=seed)
     compared: dict[str, Sequence[Row]] = {**models, **human}
     mirage = {m: mirage_comparison(rows, resamples=resamples, seed=seed) for m, rows in compared.items()}
     ariadne = {m: ariadne_comparison(rows, resamples=resamples, seed=seed) for m, rows in models.items()}
     pictures = write_pictures(models, Path(pictures_dir)) if pictures_dir is not None else {}
+    changes = scorer_changes(models, hosted_by_model or {})
     data = {
         "benchmark": "hallumaze",
+        "scorer_changes": changes,
         "table": table,
         "leaderboard": separability(everyone, resamples=resamples, seed=seed),
         "mirage_on_minus_off": mirage,
@@ -436,6 +538,10 @@ def rescore_report(
         *_comparison_markdown("Mirage on minus off (paired, * = interval excludes 0)", mirage, ("score", "sr", "mei")),
         *_comparison_markdown("Ariadne's Thread: hint (B) minus placebo (C) (paired)", ariadne, ("sr", "score")),
     ]
+    if changes:
+        text += ["", "Rows the newer scorer changed, and why:", *_changes_lines(changes)]
+        markdown += ["### Rows the newer scorer changed, and why", "", *(f"- {line.strip()}" for line in
+                                                                          _changes_lines(changes)), ""]  # fmt: skip
     if pictures:
         text += ["", "Best and worst trial per model:"]
         markdown += ["### Best and worst trial per model", ""]

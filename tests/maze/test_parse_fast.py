@@ -1,4 +1,10 @@
-"""The rescoring fast paths give exactly what the general code gives, and rows stay compact."""
+"""The fast readers give exactly what the definitions give, every pattern is linear-time, and rows stay compact.
+
+`parse_fast.read_whole` against `parse_lines.parse_by_lines` (the line-by-line definition),
+`labels.Label` against plain case-insensitive scans, the v1.1 scorer fed the parsed reply against
+its own scan, and each pattern rewritten for linear time against the hallumaze v2 pattern it
+replaces, on generated texts.
+"""
 
 from __future__ import annotations
 
@@ -6,42 +12,29 @@ import json
 import math
 import random
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hallubench import stats
-from hallubench.maze import parse, task_v2, v11
+from hallubench.maze import parse_fast, parse_lines, task_v3, v11
 from hallubench.maze.calibration import calibration_summary
 from hallubench.maze.cases import make_case
 from hallubench.maze.compact import cells_text, confidence_counts, ints_text, read_cells, read_ints
+from hallubench.maze.labels import Label
+from hallubench.maze.parse import parse_reply
 from hallubench.maze.trial import load_trial
 from hallubench.rows import play_row
 from hallubench.tooling.maze.baselines import AgentConversation, agent_walk, transcript
 
-_NEVER = re.compile(r"(?!)")
-_ALWAYS = re.compile(r"")
-# `parse._EVERY_LINE`'s seven groups, with the canonical alternative switched off: every line
-# goes through the tolerant reader.
-_EVERY_LINE_OFF = re.compile(r"^(?:(?!)(x)(x)(x)(x)(x)(x)(x)(x)|(.*))", re.M)
 
-
-@contextmanager
-def _general_parser_only() -> Iterator[None]:
-    """Switch the one-match readers of canonical STEP lines off, leaving the tolerant path."""
-    names = ("_PLAIN_STEP_LINE", "_CANONICAL_STEP", "_EVERY_LINE", "_ODD_BREAK", "CASED_NON_ASCII")
-    saved = [getattr(parse, name) for name in names]
-    parse._PLAIN_STEP_LINE = parse._CANONICAL_STEP = _NEVER
-    parse._EVERY_LINE = _EVERY_LINE_OFF
-    parse._ODD_BREAK = parse.CASED_NON_ASCII = _ALWAYS  # line by line, FINAL_PATH and the log via upper()
-    try:
-        yield
-    finally:
-        for name, value in zip(names, saved, strict=True):
-            setattr(parse, name, value)
+def _agree(text: str) -> None:
+    """`parse_reply` (the fast reading where it applies) equals the definition, field by field."""
+    fast, definition = parse_reply(text), parse_lines.parse_by_lines(text)
+    assert fast == definition
+    assert repr(fast) == repr(definition)
+    assert fast.step_count == len(definition.steps)
 
 
 _PIECES = st.sampled_from(
@@ -57,12 +50,8 @@ _PIECES = st.sampled_from(
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.lists(_PIECES, max_size=12).map("".join), max_size=6))
-def test_fast_step_readers_agree_with_the_general_parser(lines: list[str]) -> None:
-    text = "\n".join(lines)
-    fast = parse.parse_reply(text)
-    with _general_parser_only():
-        general = parse.parse_reply(text)
-    assert fast == general
+def test_fast_step_readers_agree_with_the_definition(lines: list[str]) -> None:
+    _agree("\n".join(lines))
 
 
 _REPLY_LINES = st.sampled_from(
@@ -92,14 +81,13 @@ _BREAKS = st.sampled_from(["\n", "\n", "\n", "\r\n", "\r", "\u2028", "\x0c"])
 
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.tuples(_REPLY_LINES, _BREAKS), max_size=14), st.booleans())
-def test_whole_reply_reading_agrees_with_the_line_by_line_parser(pairs: list[tuple[str, str]], trailing: bool) -> None:
+def test_whole_reply_reading_agrees_with_the_line_by_line_definition(
+    pairs: list[tuple[str, str]], trailing: bool
+) -> None:
     text = "".join(line + brk for line, brk in pairs)
     if not trailing and pairs:
         text = text[: -len(pairs[-1][1])]
-    fast = parse.parse_reply(text)
-    with _general_parser_only():
-        general = parse.parse_reply(text)
-    assert fast == general
+    _agree(text)
 
 
 @settings(max_examples=500, deadline=None)
@@ -107,42 +95,23 @@ def test_whole_reply_reading_agrees_with_the_line_by_line_parser(pairs: list[tup
 def test_v11_score_from_the_parsed_reply_equals_its_own_scan(pairs: list[tuple[str, str]]) -> None:
     maze = load_trial(make_case(5, 0)).maze
     text = "".join(line + brk for line, brk in pairs)
-    assert v11.score_v11(maze, text, parse.parse_reply(text)) == v11.score_v11(maze, text)
-
-
-def _log_by_entry(line: str) -> dict[int, float]:
-    """CONFIDENCE_LOG read entry by entry, the general reading the column-wise one must equal."""
-    log: dict[int, float] = {}
-    for number, value in parse._LOG_ENTRY.findall(line):
-        v = float(value)
-        if v <= 100:
-            log[int(number)] = v if ("." in value and v <= 1.0) else v / 100.0
-    return log
-
-
-@settings(max_examples=400, deadline=None)
-@given(st.lists(st.sampled_from(["step", "STEP ", "3", "12", "100", "101", "0", "0.5", "1.0", "85.5", ":", "=", "%",
-                                 ", ", " "]), max_size=30).map("".join))  # fmt: skip
-def test_confidence_log_columns_equal_the_entry_by_entry_reading(line: str) -> None:
-    text = "CONFIDENCE_LOG: " + line
-    assert parse._confidence_log(text) == _log_by_entry(text)
-    assert list(parse._confidence_log(text).items()) == list(_log_by_entry(text).items())
+    assert v11.score_v11(maze, text, parse_reply(text)) == v11.score_v11(maze, text)
 
 
 def test_known_caseless_characters_are_caseless() -> None:
-    """`CASED_NON_ASCII` lets texts skip upper()/lower(): only right if its exceptions have no case."""
-    allowed = [chr(i) for i in range(0x80, 0x110000) if parse.CASED_NON_ASCII.match(chr(i)) is None]
+    """`CASED_NON_ASCII` lets texts skip re.I for lower(): only right if its exceptions have no case."""
+    allowed = [chr(i) for i in range(0x80, 0x110000) if parse_fast.CASED_NON_ASCII.match(chr(i)) is None]
     assert allowed and all(c.upper() == c == c.lower() for c in allowed)
 
 
-def test_fast_step_readers_take_the_answer_format() -> None:
+def test_the_fast_reader_takes_the_answer_format_as_columns() -> None:
     line = "STEP 4: (1,2) → [S] | confidence: 85% | the corridor continues south"
-    assert parse._PLAIN_STEP_LINE.fullmatch(line) is not None
-    assert parse._PLAIN_STEP_LINE.fullmatch(line + ", not a dead end") is None
-    parsed = parse.parse_reply(line)
-    assert parsed.steps == (parse.StepLine(4, (1, 2), "S", None, 0.85, 1),)
-    with _general_parser_only():
-        assert parse.parse_reply(line) == parsed
+    parsed = parse_reply(line)
+    assert parsed.step_columns == parse_lines.StepColumns(["4"], ["1,2"], ["S"], ["85"], [1])
+    assert parsed.steps == (parse_lines.StepLine(4, (1, 2), "S", None, 0.85, 1),)
+    assert parse_reply(line + ", not a dead end").step_columns is None  # read line by line: "dead" is a keyword
+    assert parse_reply(line + "\u2028").step_columns is None  # a line break only splitlines knows: the definition
+    _agree(line)
 
 
 def test_compact_encodings_round_trip() -> None:
@@ -188,7 +157,7 @@ def test_a_long_random_walk_row_stays_small() -> None:
     trial = load_trial(case)
     cells = agent_walk("random_walk", trial)
     lines, block = transcript(trial.maze, cells)
-    row = play_row(task_v2.play, case, AgentConversation(lines, block, None), protocol_id="p", payload_sha256="x")
+    row = play_row(task_v3.play, case, AgentConversation(lines, block, None), protocol_id="p", payload_sha256="x")
     assert len(cells) > 200
     assert read_cells(row["scores"]["trajectory"]["cells"]) == cells
     assert _json_values(json.loads(json.dumps(row))) < 150
@@ -213,7 +182,7 @@ def test_anchored_count_readers_match_plain_scans(text: str) -> None:
         match = re.search(pattern, text, re.I)
         return int(match.group(1)) if match else None
 
-    assert parse._claimed_counts(text) == (
+    assert parse_lines.claimed_counts(text) == (
         last(r"backtrack_count\W{0,6}(\d+)"),
         last(r"hallucination_count\W{0,6}(\d+)"),
     )
@@ -224,12 +193,20 @@ def test_anchored_count_readers_match_plain_scans(text: str) -> None:
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.sampled_from(["FINAL_PATH", "final_path", "_", "FINAL", ": ", "(0,0)", "→", "(1,0)", "x", "\n"]),
+@given(st.lists(st.sampled_from(["FINAL_PATH", "final_path", "_", "FINAL", ": ", "(0,0)", "→", "(1,0)", "x", "\n",
+                                 "CONFIDENCE_LOG", "conf", "idence_Log", "fİnal_path", "ﬁnal_path", "_PATH"]),
                 max_size=20).map("".join))  # fmt: skip
-def test_final_path_lookup_matches_a_plain_search(text: str) -> None:
-    expected = v11._V11_PATH.search(text)
-    found = v11._final_path_match(text)
-    assert (found and (found.span(), found.group(1))) == (expected and (expected.span(), expected.group(1)))
+def test_label_lookups_match_plain_searches(text: str) -> None:
+    for label in (v11._V11_PATH, parse_lines.FINAL_PATH, parse_lines.CONFIDENCE_LOG):
+        every = [(m.span(), m.groups()) for m in label.pattern.finditer(text)]
+        assert [(m.span(), m.groups()) for m in label.finditer(text)] == every
+        first, last = label.first(text), label.last(text)
+        assert (first and (first.span(), first.groups())) == (every[0] if every else None)
+        assert (last and (last.span(), last.groups())) == (every[-1] if every else None)
+        cut = len(text) // 2
+        assert [(m.span(), m.groups()) for m in label.finditer(text, cut)] == [
+            (span, groups) for span, groups in every if span[0] >= cut
+        ]
 
 
 _THINK_REGEX = re.compile(r"<think>.*?</think>", re.S | re.I)  # what hallumaze/v2 strips, and how
@@ -255,4 +232,53 @@ _THINK_PIECES = st.sampled_from(
 @given(st.lists(_THINK_PIECES, max_size=40))
 def test_think_blocks_are_stripped_as_the_regex_strips_them(pieces: list[str]) -> None:
     text = "".join(pieces)
-    assert parse.strip_think_blocks(text) == _THINK_REGEX.sub("", text)
+    assert parse_lines.strip_think_blocks(text) == _THINK_REGEX.sub("", text)
+
+
+# hallumaze v2's patterns whose adjacent quantifiers could split a run of spaces every way (quadratic),
+# and the linear ones that replace them: the same matches, with the same groups.
+_V2_PATTERNS = [
+    (re.compile(r"(?:\d+[.)]\s*)?step\s*#?\s*(\d+)\s*[:.)\]]?", re.I), parse_lines.STEP_HEAD, "match"),
+    (
+        re.compile(r"(?:confidence|conf\.?|certainty|확신도)\s*[:=]?\s*(\d{1,3}(?:\.\d+)?)\s*(%?)", re.I),
+        parse_lines._CONFIDENCE,
+        "search",
+    ),
+    (
+        re.compile(
+            r"STEP\s+(\d+):\s*\((\d+),\s*(\d+)\)\s*[→\->\s]+\[?([NSEW←→↑↓]+)\]?"
+            r"(?:\s*\|\s*(?:확신도|confidence)[:\s]*(\d+)%?)?",
+            re.I,
+        ),
+        v11._V11_STEP,
+        "findall",
+    ),
+]
+_SPACEY = st.lists(
+    st.sampled_from(["step", "STEP", " ", "  ", "\t", "#", "# ", "3", "12", ":", "=", ".", ")", "]", "(0,0)", "(1, 2)",
+                     "→", "->", "-", ">", "[", "E", "N", "←", "|", "confidence", "conf", "conf.", "확신도", "%", "0.5",
+                     "1.", "x"]),
+    max_size=24,
+).map("".join)  # fmt: skip
+
+
+@settings(max_examples=600, deadline=None)
+@given(_SPACEY)
+def test_linear_patterns_match_what_the_v2_patterns_match(text: str) -> None:
+    for old, new, how in _V2_PATTERNS:
+        if how == "findall":
+            assert new.findall(text) == old.findall(text)
+            continue
+        for start in range(len(text) + 1):
+            a, b = getattr(old, how)(text, start), getattr(new, how)(text, start)
+            assert (a and (a.span(), a.groups())) == (b and (b.span(), b.groups())), (old.pattern, start)
+
+
+def test_a_label_refuses_letters_with_special_case_folds() -> None:
+    for label in ("backtrack_kount", "final_paths", "x_ok"):
+        try:
+            Label(label, label)
+        except ValueError:
+            continue
+        raise AssertionError(f"{label!r} was accepted")
+    assert Label("final_path", "final_path").first("FİNAL_PATH ﬁnal_path Final_Path").start() == 0  # type: ignore[union-attr]
