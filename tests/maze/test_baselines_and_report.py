@@ -41,19 +41,9 @@ from hallubench.tooling.maze.report import (
     with_baselines,
     write_pictures,
 )
+from hallubench.tooling.testing import ScriptedConversation
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "maze"
-
-
-class OneReply:
-    def __init__(self, reply: str) -> None:
-        self.reply = reply
-
-    def system(self, text: str) -> None:
-        pass
-
-    def ask(self, text: str) -> str:
-        return self.reply
 
 
 AGENT_NAMES = {f"baseline:{a}" for a in AGENTS}
@@ -142,7 +132,7 @@ def test_human_baseline_file_is_scored_like_a_model() -> None:
 
 def test_pictures_mark_wall_crossings(tmp_path: Path) -> None:
     reply = (DATA / "replies" / "wall_walker_claims.txt").read_text(encoding="utf-8")
-    scores = task_v2.play(make_case(5, 0), OneReply(reply))["scores"]
+    scores = task_v2.play(make_case(5, 0), ScriptedConversation.always(reply))["scores"]
     row = {"case_id": "n05", "condition": load_trial(make_case(5, 0)).condition(), "scores": scores}
     svg = trial_svg(row)
     root = ET.fromstring(svg)
@@ -175,7 +165,7 @@ def test_cli_draw_and_baselines(tmp_path: Path, capsys: pytest.CaptureFixture[st
 
 def test_pictures_show_title_score_and_legend_as_visible_text() -> None:
     reply = (DATA / "replies" / "wall_walker_claims.txt").read_text(encoding="utf-8")
-    scores = task_v2.play(make_case(5, 0), OneReply(reply))["scores"]
+    scores = task_v2.play(make_case(5, 0), ScriptedConversation.always(reply))["scores"]
     row = {"case_id": "n05-s0000", "condition": load_trial(make_case(5, 0)).condition(), "scores": scores}
     root = ET.fromstring(trial_svg(row))
     texts = [t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text")]
@@ -265,7 +255,7 @@ class _Scripted:
     def __init__(self, case: dict[str, object]) -> None:
         trial = load_trial(case)
         if trial.mode == "interactive" and trial.group == "C":
-            self.inner: AgentConversation | OneReply = OneReply("I give up.")
+            self.inner: AgentConversation | ScriptedConversation = ScriptedConversation.always("I give up.")
             return
         agent = "random_walk" if trial.mirage and trial.mode == "single" else "bfs_oracle"
         lines, block = transcript(trial.maze, agent_walk(agent, trial))

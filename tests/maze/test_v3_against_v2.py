@@ -28,6 +28,7 @@ from hallubench.maze.trial import load_trial
 from hallubench.rows import play_row
 from hallubench.tooling.maze.baselines import AGENTS, AgentConversation, agent_walk, transcript
 from hallubench.tooling.taskfile.reader import FrozenProtocol, read_task_file
+from hallubench.tooling.testing import ScriptedConversation
 
 from .reference import parse as reference_parse
 
@@ -42,23 +43,6 @@ AGGREGATE_RULE = CHANGES["aggregate_rules"][0]
 def v2() -> Iterator[FrozenProtocol]:
     with FrozenProtocol(read_task_file(ROOT / "tasks" / "hallumaze_v2.py")) as frozen:
         yield frozen
-
-
-class Script:
-    """Answers with the given replies in order; raises when they run out (a test must not pass on "")."""
-
-    def __init__(self, replies: list[str]) -> None:
-        self.replies = list(replies)
-        self.sent: list[str] = []
-
-    def system(self, text: str) -> None:
-        self.sent.append("system:" + text)
-
-    def ask(self, text: str) -> str:
-        self.sent.append(text)
-        if not self.replies:
-            raise AssertionError("the script ran out of replies")
-        return self.replies.pop(0)
 
 
 def flat(value: Any, prefix: str = "") -> dict[str, Any]:
@@ -113,7 +97,7 @@ def assert_same_but(old: dict[str, Any], new: dict[str, Any], expected_new: dict
 
 
 def _rows(v2: FrozenProtocol, case: dict[str, Any], replies: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
-    old_script, new_script = Script(replies), Script(replies)
+    old_script, new_script = ScriptedConversation(list(replies)), ScriptedConversation(list(replies))
     old = v2.rows.play_row(v2.entry.play, case, old_script, protocol_id="p", payload_sha256="x")
     new = play_row(task_v3.play, case, new_script, protocol_id="p", payload_sha256="x")
     assert new_script.sent == old_script.sent, "v3 sent a different conversation"
@@ -278,7 +262,7 @@ def test_each_listed_change_is_what_v2_and_v3_give(v2: FrozenProtocol, entry: di
 
 
 def test_every_listed_rule_field_is_one_the_rule_computes() -> None:
-    assert set(ROW_RULE["fields"]) == set(by_rule(play_row(task_v3.play, make_case(5, 0), Script(["x"]),
+    assert set(ROW_RULE["fields"]) == set(by_rule(play_row(task_v3.play, make_case(5, 0), ScriptedConversation.of("x"),
                                                              protocol_id="p", payload_sha256="x")))  # fmt: skip
     for entry in CHANGES["replies"]:
         assert entry["rule"] in (ROW_RULE["id"], "labels_in_place", "numbers_of_any_length")

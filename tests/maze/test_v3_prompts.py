@@ -17,6 +17,7 @@ import pytest
 from hallubench.maze.trial import load_trial
 from hallubench.tooling.maze.baselines import AGENTS, AgentConversation, agent_walk, transcript
 from hallubench.tooling.taskfile.reader import FrozenProtocol, read_task_file
+from hallubench.tooling.testing import ScriptedConversation
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,22 +45,6 @@ def test_every_first_prompt_is_v2s(versions: tuple[FrozenProtocol, FrozenProtoco
         assert v3.entry.render(case) == v2.entry.render(case), case["id"]
 
 
-class Recorder:
-    """Answers from `replies` (then from `after`, repeated), recording every message it is sent."""
-
-    def __init__(self, replies: list[str], after: str = "") -> None:
-        self.replies = list(replies)
-        self.after = after
-        self.sent: list[tuple[str, str]] = []
-
-    def system(self, text: str) -> None:
-        self.sent.append(("system", text))
-
-    def ask(self, text: str) -> str:
-        self.sent.append(("user", text))
-        return self.replies.pop(0) if self.replies else self.after
-
-
 def _scripts() -> Iterator[tuple[str, list[str], str]]:
     """Reply scripts: (name, replies, the reply once they run out); an agent's name: it answers itself."""
     for agent in AGENTS:
@@ -76,10 +61,10 @@ def _conversation(protocol: FrozenProtocol, case: dict[str, Any], name: str, rep
         lines, block = transcript(trial.maze, agent_walk(name, trial))
         per_turn = trial.moves_per_turn if trial.mode == "interactive" else None
         agent = AgentConversation(lines, block, per_turn)
-        recorder = Recorder([])
+        recorder = ScriptedConversation.of()
         recorder.ask = lambda text: (recorder.sent.append(("user", text)), agent.ask(text))[1]  # type: ignore[method-assign]
     else:
-        recorder = Recorder(replies, after)
+        recorder = ScriptedConversation([*replies, after], repeat_last=True)
     protocol.rows.play_row(protocol.entry.play, case, recorder, protocol_id="p", payload_sha256="x")
     return recorder.sent
 

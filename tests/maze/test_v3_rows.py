@@ -19,19 +19,9 @@ from hallubench.tooling.maze import baseline_cache
 from hallubench.tooling.maze.baselines import AGENTS
 from hallubench.tooling.maze.report import rescore_report
 from hallubench.tooling.taskfile.reader import read_task_file
+from hallubench.tooling.testing import ScriptedConversation
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-class Replies:
-    def __init__(self, replies: list[str]) -> None:
-        self.replies = replies
-
-    def system(self, text: str) -> None:
-        pass
-
-    def ask(self, text: str) -> str:
-        return self.replies.pop(0) if self.replies else ""
 
 
 _PIECES = st.sampled_from(
@@ -59,9 +49,11 @@ def _safe(value: Any) -> bool:
 @given(st.sampled_from([c for c in v2_cases() if c["size"] == 5]), st.lists(st.lists(_PIECES, max_size=30).map("".join),
                                                                              min_size=1, max_size=4))  # fmt: skip
 def test_v3_rows_are_json_safe_as_built(case: dict[str, Any], replies: list[str]) -> None:
-    outcome = task_v3.play(case, Replies(list(replies)))
+    outcome = task_v3.play(case, ScriptedConversation([*replies, ""], repeat_last=True))
     assert type(outcome) is JsonSafeOutcome
-    row = play_row(task_v3.play, case, Replies(list(replies)), protocol_id="p", payload_sha256="x")
+    row = play_row(
+        task_v3.play, case, ScriptedConversation([*replies, ""], repeat_last=True), protocol_id="p", payload_sha256="x"
+    )
     assert _safe(row)
     assert repr(json_safe(row)) == repr(row)
     assert json.loads(json.dumps(row, allow_nan=False)) == row
@@ -74,9 +66,9 @@ def test_the_row_wrapper_cleans_other_outcomes_and_takes_a_json_safe_one_as_it_i
     def declared(case: dict[str, Any], conv: Any) -> dict[str, Any]:
         return JsonSafeOutcome(verdict="fail", pair=(1, 2))  # a broken promise is kept, not hidden
 
-    cleaned = play_row(untidy, {"id": "c"}, Replies([]), protocol_id="p", payload_sha256="x")
+    cleaned = play_row(untidy, {"id": "c"}, ScriptedConversation.of(), protocol_id="p", payload_sha256="x")
     assert cleaned["rate"] is None and cleaned["pair"] == [1, 2]
-    kept = play_row(declared, {"id": "c"}, Replies([]), protocol_id="p", payload_sha256="x")
+    kept = play_row(declared, {"id": "c"}, ScriptedConversation.of(), protocol_id="p", payload_sha256="x")
     assert kept["pair"] == (1, 2)
     assert type(kept) is dict
 
@@ -136,8 +128,17 @@ def test_the_report_takes_its_baselines_from_the_task_files_cache(
     monkeypatch.setenv("HALLUBENCH_CACHE_DIR", str(tmp_path))
     task = read_task_file(ROOT / "tasks" / "hallumaze_v3.py")
     cases = task.cases[:4]
-    rows = [play_row(task_v3.play, case, Replies(["STEP 1: (0,0) → [E] | confidence: 50%"]), protocol_id="hallumaze/v3",
-                     payload_sha256=task.payload_sha256) for case in cases]  # fmt: skip
+    step = "STEP 1: (0,0) → [E] | confidence: 50%"
+    rows = [
+        play_row(
+            task_v3.play,
+            case,
+            ScriptedConversation([step, ""], repeat_last=True),
+            protocol_id="hallumaze/v3",
+            payload_sha256=task.payload_sha256,
+        )
+        for case in cases
+    ]
     report = rescore_report({"model": rows}, task=task, resamples=50)
     assert sorted(report["json"]["baselines"]) == sorted(f"baseline:{a}" for a in AGENTS)
     assert baseline_cache.cache_path(task).is_file()
