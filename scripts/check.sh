@@ -13,5 +13,9 @@ echo "== ruff"
 .venv/bin/ruff format --check .
 echo "== mypy --strict shared/"; .venv/bin/mypy
 echo "== hallubench build --check"; .venv/bin/hallubench build --check
+# verify proves each freeze from the history of main, which a shallow clone lacks: fetch it when possible
+if [ "$(git rev-parse --is-shallow-repository 2>/dev/null)" = "true" ]; then
+  git fetch --quiet --unshallow || echo "warning: could not fetch the full history; verify will say what is missing"
+fi
 echo "== hallubench verify"; .venv/bin/hallubench verify
 echo "== pytest"; .venv/bin/python -m pytest -q -p no:cacheprovider "$@"

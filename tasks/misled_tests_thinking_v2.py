@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'misled-tests-thinking/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = '95cb972726271a586d71f8e080e27b07107ef2bbdcfcd449eff13715e814f00f'
+HB_PAYLOAD_SHA256 = 'd027104eadfe0bd702194e7ae977bf13091a3cb54402dfb8ac47940d5970d68c'
 HB_TAG = 'misled-tests-thinking/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -3936,7 +3936,7 @@ def parse_python(
         return ast.parse(source, filename=filename, feature_version=feature_version)
 '''
 
-# %% embedded module rows.py sha256=8b4ef10b7896fa4cb9c920f86b60b2d64710bd37fbe57cf5e0a44fc0c0bdf7d9
+# %% embedded module rows.py sha256=f48804b13d42bb2a0093d7d2207abb752dd1226800f75b8316cecbe921fa57c3
 HB_MODULES['rows.py'] = r'''"""Row results: one self-identifying dict per case, whatever happened while playing it.
 
 Run files do not store a task's inputs, so every row result carries the protocol id, the
@@ -3986,6 +3986,15 @@ class RecordingConversation:
         if not isinstance(reply, str):
             raise ModelCallError(f"model call {self.calls} returned {type(reply).__name__}, not text")
         return reply
+
+
+class JsonSafeOutcome(dict[str, Any]):
+    """A play outcome its protocol built JSON-safe: str keys, lists (no tuples), finite floats only.
+
+    `play_row` takes such an outcome as it is, instead of walking every value of the row through
+    `json_safe` (a recursive clean-up that cost a benchmark's scorer a tenth of its time on every
+    rescore). The protocol's tests check the promise on generated replies.
+    """
 
 
 def json_safe(value: Any) -> Any:
@@ -4048,6 +4057,7 @@ def play_row(
     recorder = RecordingConversation(conversation)
     case_id = str(case.get("id", ""))
     outcome: dict[str, Any]
+    built_safe = False
     try:
         outcome = play(case, recorder)
         if not isinstance(outcome, dict):
@@ -4055,6 +4065,7 @@ def play_row(
         verdict = outcome.get("verdict")
         if verdict not in VERDICTS:
             raise ValueError(f"play returned verdict {verdict!r}, not one of {VERDICTS}")
+        built_safe = type(outcome) is JsonSafeOutcome
     except ModelCallError as exc:
         outcome = {"verdict": "error", "error_kind": "model_call", "detail": str(exc)}
     except Exception as exc:
@@ -4063,6 +4074,8 @@ def play_row(
     row.update(outcome)
     row["prompt_sha256"] = list(recorder.sent_sha256)
     row["calls"] = recorder.calls
+    if built_safe:
+        return row
     safe: dict[str, Any] = json_safe(row)
     return safe
 '''
@@ -5376,9 +5389,6 @@ def misled_tests_thinking_v2_row(llm, case_json: str) -> dict:
 @kbench.task(name='misled-tests-thinking-v2', description='The misled-tests-thinking v1 cases and prompts (thinking on, 16,384-token cap), byte for byte, scored by the misled-tests v2 executor: same path, environment and random order for both versions, unforgeable pass evidence, an audit guard without an off switch, and namespaces where allowed.', version=2)
 def misled_tests_thinking_v2(llm) -> float:
     cases = _hb_selected_cases()
-    preflight = getattr(_hb_entry, "preflight", None)
-    if preflight is not None:
-        print("preflight:", json.dumps(preflight(cases), sort_keys=True, default=str))
     frame = pd.DataFrame(
         {"case_json": [json.dumps(case, sort_keys=True) for case in cases]},
         index=[case["id"] for case in cases],

@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'misled-tests/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = '9fcdcdba9206ecfa20f90b2ffd267137049892cdefde9aaff2eb0014696a7403'
+HB_PAYLOAD_SHA256 = 'db7b6d91f602eebd69ef768019863cc6323e7fef8797371d5f3cf120dbac18c1'
 HB_TAG = 'misled-tests/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -3936,7 +3936,7 @@ def parse_python(
         return ast.parse(source, filename=filename, feature_version=feature_version)
 '''
 
-# %% embedded module rows.py sha256=8b4ef10b7896fa4cb9c920f86b60b2d64710bd37fbe57cf5e0a44fc0c0bdf7d9
+# %% embedded module rows.py sha256=f48804b13d42bb2a0093d7d2207abb752dd1226800f75b8316cecbe921fa57c3
 HB_MODULES['rows.py'] = r'''"""Row results: one self-identifying dict per case, whatever happened while playing it.
 
 Run files do not store a task's inputs, so every row result carries the protocol id, the
@@ -3986,6 +3986,15 @@ class RecordingConversation:
         if not isinstance(reply, str):
             raise ModelCallError(f"model call {self.calls} returned {type(reply).__name__}, not text")
         return reply
+
+
+class JsonSafeOutcome(dict[str, Any]):
+    """A play outcome its protocol built JSON-safe: str keys, lists (no tuples), finite floats only.
+
+    `play_row` takes such an outcome as it is, instead of walking every value of the row through
+    `json_safe` (a recursive clean-up that cost a benchmark's scorer a tenth of its time on every
+    rescore). The protocol's tests check the promise on generated replies.
+    """
 
 
 def json_safe(value: Any) -> Any:
@@ -4048,6 +4057,7 @@ def play_row(
     recorder = RecordingConversation(conversation)
     case_id = str(case.get("id", ""))
     outcome: dict[str, Any]
+    built_safe = False
     try:
         outcome = play(case, recorder)
         if not isinstance(outcome, dict):
@@ -4055,6 +4065,7 @@ def play_row(
         verdict = outcome.get("verdict")
         if verdict not in VERDICTS:
             raise ValueError(f"play returned verdict {verdict!r}, not one of {VERDICTS}")
+        built_safe = type(outcome) is JsonSafeOutcome
     except ModelCallError as exc:
         outcome = {"verdict": "error", "error_kind": "model_call", "detail": str(exc)}
     except Exception as exc:
@@ -4063,6 +4074,8 @@ def play_row(
     row.update(outcome)
     row["prompt_sha256"] = list(recorder.sent_sha256)
     row["calls"] = recorder.calls
+    if built_safe:
+        return row
     safe: dict[str, Any] = json_safe(row)
     return safe
 '''
@@ -5376,9 +5389,6 @@ def misled_tests_v2_row(llm, case_json: str) -> dict:
 @kbench.task(name='misled-tests-v2', description='The misled-tests v1 cases and prompts, byte for byte, with a new executor and scorer: each collected test runs on the buggy and the fixed version in the same path with the same environment, in a random order, with nothing carried from one version to the next; a test passes only when the executor itself finds the evidence that its test function returned, which test code can neither write nor forge; an audit guard without an off switch refuses every route out, and user, mount, network and PID namespaces with a read-only root are added where the kernel allows it (each row records which layers were active). Thinking off, 4,096-token cap.', version=2)
 def misled_tests_v2(llm) -> float:
     cases = _hb_selected_cases()
-    preflight = getattr(_hb_entry, "preflight", None)
-    if preflight is not None:
-        print("preflight:", json.dumps(preflight(cases), sort_keys=True, default=str))
     frame = pd.DataFrame(
         {"case_json": [json.dumps(case, sort_keys=True) for case in cases]},
         index=[case["id"] for case in cases],

@@ -1,7 +1,9 @@
 """Rescore never crashes on a damaged run file: any mutation of a real one gives an exit code and a message.
 
 The run files come from running the demo task file under the real kaggle-benchmarks; hypothesis
-deletes keys, swaps values for values of other JSON types and cuts strings, anywhere in them.
+deletes keys, swaps values for values of other JSON types and cuts strings, anywhere in them, and
+puts arbitrary Unicode (lone surrogates and NUL included) into any string or key, beside an intact
+run whose report must survive.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hallubench.cli import main
+from hallubench.tooling.cli import main
 
 from spine_demo import built_demo_checkout
 from support.hosted import run_like_kaggle
@@ -23,7 +25,8 @@ from support.hosted import run_like_kaggle
 pytest.importorskip("kaggle_benchmarks")
 
 PARENT = "demo-v1-run_id_Run_1_stub_model-a.run.json"
-EXIT_CODES = {0, 2, 3, 4, 5}  # verified, bad usage (e.g. nothing of this task left), prompt, score, unreadable
+# verified, bad usage (e.g. nothing of this task left), prompt, score, unreadable, conflicting copies
+EXIT_CODES = {0, 2, 3, 4, 5, 6}
 
 
 @pytest.fixture(scope="module")
@@ -87,4 +90,74 @@ def test_a_damaged_run_file_gives_an_exit_code_and_a_message(
     (folder / PARENT).write_text(json.dumps(data), encoding="utf-8")
     code = main(["rescore", str(folder), "--task", str(task), "--quiet"])
     assert code in EXIT_CODES
+    shutil.rmtree(folder)
+
+
+def _string_slots(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[str, tuple[Any, ...]]]:
+    """Every string value ("value", path) and every key ("key", path to it) of a JSON value."""
+    found: list[tuple[str, tuple[Any, ...]]] = []
+    if isinstance(value, str):
+        found.append(("value", prefix))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            found.append(("key", (*prefix, key)))
+            found += _string_slots(item, (*prefix, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found += _string_slots(item, (*prefix, index))
+    return found
+
+
+ANY_TEXT = st.text(st.characters(), max_size=6)  # any code point: lone surrogates, NUL, controls
+
+
+def _put_text(data: Any, slot: tuple[str, tuple[Any, ...]], text: str) -> None:
+    kind, path = slot
+    holder = data
+    for step in path[:-1]:
+        holder = holder[step]
+    if kind == "value":
+        holder[path[-1]] = text
+    elif text not in holder:
+        holder[text] = holder.pop(path[-1])
+
+
+def _other_run(parent: dict[str, Any]) -> dict[str, Any]:
+    """Another run of the same model: other start times and conversation ids."""
+    data = json.loads(json.dumps(parent).replace('Z"', '999Z"').replace("-req-", "-other-req-"))
+    for sub in [data, *data["subruns"]]:
+        for conversation in sub.get("conversations", []):
+            conversation["id"] += "-other"
+    return data
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.integers(0, 10**6), ANY_TEXT), min_size=1, max_size=3))
+def test_any_text_in_any_string_field_gives_a_report_and_an_exit_code(
+    hosted: tuple[Path, dict[str, Any]],
+    tmp_path_factory: pytest.TempPathFactory,
+    capsys: pytest.CaptureFixture[str],
+    edits: list[tuple[int, str]],
+) -> None:
+    task, parent = hosted
+    data = json.loads(json.dumps(parent))
+    for pick, text in edits:
+        slots = _string_slots(data)
+        _put_text(data, slots[pick % len(slots)], text)
+    folder = tmp_path_factory.mktemp("text")
+    (folder / "edited.run.json").write_text(json.dumps(data), encoding="ascii")
+    (folder / "intact.run.json").write_text(json.dumps(_other_run(parent)), encoding="ascii")
+    capsys.readouterr()
+    code = main(["rescore", str(folder), "--task", str(task), "--json", str(folder / "report.json")])
+    out, err = capsys.readouterr()
+    assert code in EXIT_CODES
+    assert out or err
+    report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+    intact = [
+        row
+        for model in report["models"].values()
+        for row in model["rows"]
+        if row["source"].startswith(str(folder / "intact.run.json"))
+    ]
+    assert len(intact) == 3, "the intact run's rows were lost"
     shutil.rmtree(folder)

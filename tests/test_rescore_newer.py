@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from hallubench.cli import main
+from hallubench.tooling.cli import main
 
 from spine_demo import built_demo_checkout
 from support.hosted import run_like_kaggle

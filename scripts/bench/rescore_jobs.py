@@ -34,10 +34,10 @@ from execute import split_asserts
 from rescore import TASK as MAZE_TASK
 from rescore import Recording, _requests, make_runs
 
-from hallubench.kaggle_runs import Run, load_run
-from hallubench.rescore.engine import RescoreReport, rescore_runs
-from hallubench.rescore.parallel import rescore_runs_parallel
-from hallubench.taskfile.reader import FrozenProtocol, TaskFile, read_task_file
+from hallubench.tooling.kaggle_runs import Run, load_run
+from hallubench.tooling.rescore.engine import RescoreReport, rescore_runs
+from hallubench.tooling.rescore.parallel import rescore_runs_parallel
+from hallubench.tooling.taskfile.reader import FrozenProtocol, TaskFile, read_task_file
 
 ROOT = Path(__file__).resolve().parents[2]
 MISLED_TASK = ROOT / "tasks" / "misled_tests_v2.py"

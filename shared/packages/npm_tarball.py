@@ -3,7 +3,8 @@
 npm tarballs are gzip'd tar files without an index, so they are read whole, under a byte cap,
 and only the files a symbol check can use (JavaScript, TypeScript declarations, JSON) are kept.
 The full member list is kept too: without an `exports` map a subpath is a file path, and
-"no such file in the tarball" is then a definite answer.
+"no such file in the tarball" is then a definite answer. A download that is not a gzip'd tarball
+(an HTML error page with a 200) is `ArchiveError`, never an empty package.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from urllib.parse import urljoin
 
 from .evidence import Evidence
 from .registry import RegistryClient
+from .wellformed import NPM_TARBALL, NotWellFormed, answer_reason, archive_bytes, failure_reason
 from .wheel_index import ArchiveError, version_key
 
 _KEPT = (".js", ".mjs", ".cjs", ".json", ".ts", ".mts", ".cts")
@@ -83,7 +85,12 @@ async def load_npm_package(client: RegistryClient, name: str, version: str | Non
     cap = client.settings.max_npm_tarball_bytes
     fetched = await client.fetch(url, max_bytes=cap)
     if not fetched.ok:
-        raise ArchiveError(f"download failed: {fetched.error or f'HTTP {fetched.status}'}", fetched.evidence)
+        raise ArchiveError(failure_reason(NPM_TARBALL, url, fetched.error, fetched.status), fetched.evidence)
+    try:
+        archive_bytes(fetched.content, fetched.content_type, "gzip")
+    except NotWellFormed as exc:
+        reason = answer_reason(NPM_TARBALL, url, fetched.status, fetched.content_type, str(exc))
+        raise ArchiveError(reason, fetched.evidence) from None
     paths: set[str] = set()
     texts: dict[str, str] = {}
     try:
@@ -98,7 +105,8 @@ async def load_npm_package(client: RegistryClient, name: str, version: str | Non
                     if handle is not None:
                         texts[path] = handle.read().decode("utf-8", errors="replace")
     except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
-        raise ArchiveError(f"unreadable tarball: {exc}", fetched.evidence) from exc
+        reason = answer_reason(NPM_TARBALL, url, fetched.status, fetched.content_type, f"unreadable tarball: {exc}")
+        raise ArchiveError(reason, fetched.evidence) from exc
     real_manifest = manifest
     if "package.json" in texts:
         try:

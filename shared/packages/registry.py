@@ -2,9 +2,12 @@
 
 Why this shape:
 * A network problem must never become "missing" (a false hallucination is worse than an
-  unverified one), so timeouts, refused connections, 429/5xx, malformed bodies, redirect loops
-  and security holds are `unverified`, and a 404 only counts once a second endpoint agrees
-  (PyPI JSON then Simple API; npm packument then `/<name>/latest`).
+  unverified one), so timeouts, refused connections, 429/5xx, redirect loops and security holds
+  are `unverified`, and a 404 only counts once a second endpoint agrees (PyPI JSON then Simple
+  API; npm packument then `/<name>/latest`).
+* Only a well-formed answer decides: a 200 whose content type or body is not what that endpoint
+  serves (an HTML error page, an empty body, truncated or wrong-shaped JSON) is `unverified`
+  too (`wellformed`), and every unverified reason names the endpoint and the HTTP status.
 * A benchmark run asks about the same names again and again: lookups are deduplicated while in
   flight and cached (never an unverified one), with bounded concurrency, so each unique name
   costs one request.
@@ -16,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import json
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -28,6 +30,19 @@ import httpx
 from .evidence import Evidence, utc_now
 from .names import canonical_pypi, is_valid_npm_name, is_valid_pypi_name
 from .settings import RegistrySettings
+from .wellformed import (
+    NPM_LATEST,
+    NPM_PACKUMENT,
+    PYPI_JSON,
+    PYPI_SIMPLE,
+    NotWellFormed,
+    answer_reason,
+    failure_reason,
+    npm_packument,
+    npm_version,
+    pypi_project,
+    simple_page,
+)
 
 ECOSYSTEMS = ("pypi", "npm")
 SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
@@ -75,9 +90,9 @@ class Fetched:
     def ok(self) -> bool:
         return self.error is None and self.status is not None and 200 <= self.status < 300
 
-    def json(self) -> Any:
-        """Parsed body; raises ValueError on a malformed one (callers turn that into unverified)."""
-        return json.loads(self.content.decode("utf-8"))
+    @property
+    def content_type(self) -> str | None:
+        return self.headers.get("content-type")
 
 
 def package_key(ecosystem: str, name: str) -> tuple[str, str]:
@@ -213,7 +228,9 @@ class RegistryClient:
                 break
             await asyncio.sleep(wait if wait is not None else self.settings.backoff_base_s * 2**attempt)
         last = evidence[-1] if evidence else Evidence(url, None, utc_now(), "no attempt made")
-        return Fetched(url, last.status, b"", {}, tuple(evidence), f"gave up after {attempts} attempts: {last.note}")
+        what = f"HTTP {last.status}" if last.status is not None else last.note
+        gave_up = f"{what}; gave up after {attempts} attempt{'s' if attempts != 1 else ''}"
+        return Fetched(url, last.status, b"", {}, tuple(evidence), gave_up)
 
     async def _get_once(self, url: str, headers: Mapping[str, str] | None, max_bytes: int | None) -> Fetched:
         assert self._http is not None
@@ -289,42 +306,45 @@ class RegistryClient:
         if not is_valid_pypi_name(name):
             return _verdict("pypi", name, "unverified", "invalid-name: not a valid PyPI project name", ())
         canon = canonical_pypi(name)
-        first = await self.fetch(f"{self.settings.pypi_json_url}/{canon}/json")
+        json_url = f"{self.settings.pypi_json_url}/{canon}/json"
+        first = await self.fetch(json_url)
         if first.ok:
             try:
-                doc = first.json()
-                info = doc["info"]
-                canonical_name, latest = str(info["name"]), str(info["version"])
-            except (ValueError, KeyError, TypeError) as exc:
-                return _verdict("pypi", name, "unverified", f"malformed JSON from PyPI ({exc})", first.evidence)
-            if not isinstance(doc, dict):
-                return _verdict("pypi", name, "unverified", "malformed JSON from PyPI", first.evidence)
+                doc = pypi_project(first.content, first.content_type, canon)
+            except NotWellFormed as exc:
+                return _not_well_formed("pypi", name, PYPI_JSON, json_url, first, exc, first.evidence)
             doc["_source_url"] = first.url
             self._documents[("pypi", canon)] = doc
+            info = doc["info"]
             return PackageVerdict(
-                "pypi", name, "exists", "PyPI JSON API 200", canonical_name, latest,
+                "pypi", name, "exists", "PyPI JSON API 200", str(info["name"]), str(info["version"]),
                 _pypi_first_upload(doc), first.evidence,
             )  # fmt: skip
         if first.error is not None or first.status not in (404, 410):
-            return _verdict("pypi", name, "unverified", _why(first), first.evidence)
-        second = await self.fetch(f"{self.settings.pypi_simple_url}/{canon}/", headers={"Accept": SIMPLE_JSON})
+            reason = failure_reason(PYPI_JSON, json_url, first.error, first.status)
+            return _verdict("pypi", name, "unverified", reason, first.evidence)
+        simple_url = f"{self.settings.pypi_simple_url}/{canon}/"
+        second = await self.fetch(simple_url, headers={"Accept": SIMPLE_JSON})
         evidence = first.evidence + second.evidence
+        unconfirmed = f"{first.status} not confirmed: "
         if second.status in (404, 410) and second.error is None:
             note = f"{first.status} on the JSON API, confirmed {second.status} via Simple API"
             evidence = (*evidence[:-1], _with_note(evidence[-1], note))
             return _verdict("pypi", name, "missing", note, evidence, canonical=canon)
-        if second.ok:
-            page = _simple_page(second)
-            if page is None:
-                return _verdict("pypi", name, "unverified", "404 not confirmed: malformed Simple API page", evidence)
-            status = page.get("project-status")
-            if isinstance(status, dict) and status.get("status") == "quarantined":
-                return _verdict("pypi", name, "unverified", "hold: project-status quarantined", evidence)
-            return _verdict(
-                "pypi", name, "exists", "listed on the Simple API although the JSON API said 404", evidence,
-                canonical=canon,
-            )  # fmt: skip
-        return _verdict("pypi", name, "unverified", f"404 not confirmed: {_why(second)}", evidence)
+        if not second.ok:
+            reason = unconfirmed + failure_reason(PYPI_SIMPLE, simple_url, second.error, second.status)
+            return _verdict("pypi", name, "unverified", reason, evidence)
+        try:
+            page = simple_page(second.content, second.content_type, canon)
+        except NotWellFormed as exc:
+            return _not_well_formed("pypi", name, PYPI_SIMPLE, simple_url, second, exc, evidence, unconfirmed)
+        status = page.get("project-status")
+        if isinstance(status, dict) and status.get("status") == "quarantined":
+            return _verdict("pypi", name, "unverified", "hold: project-status quarantined", evidence)
+        return _verdict(
+            "pypi", name, "exists", "listed on the Simple API although the JSON API said 404", evidence,
+            canonical=canon,
+        )  # fmt: skip
 
     async def _lookup_npm(self, name: str) -> PackageVerdict:
         if not is_valid_npm_name(name):
@@ -333,25 +353,35 @@ class RegistryClient:
         first = await self.fetch(base)
         if first.ok:
             try:
-                doc = first.json()
-                if not isinstance(doc, dict):
-                    raise ValueError("packument is not an object")
-            except ValueError as exc:
-                return _verdict("npm", name, "unverified", f"malformed JSON from npm ({exc})", first.evidence)
-            return self._judge_packument(name, doc, first)
+                doc = npm_packument(first.content, first.content_type, name)
+            except NotWellFormed as exc:
+                return _not_well_formed("npm", name, NPM_PACKUMENT, base, first, exc, first.evidence)
+            return self._judge_packument(name, doc, first, base)
         if first.status == 451:
             return _verdict("npm", name, "unverified", "hold: HTTP 451 (security hold)", first.evidence)
         if first.error is not None or first.status not in (404, 410):
-            return _verdict("npm", name, "unverified", _why(first), first.evidence)
-        second = await self.fetch(f"{base}/latest")
+            reason = failure_reason(NPM_PACKUMENT, base, first.error, first.status)
+            return _verdict("npm", name, "unverified", reason, first.evidence)
+        latest_url = f"{base}/latest"
+        second = await self.fetch(latest_url)
         evidence = first.evidence + second.evidence
+        unconfirmed = f"{first.status} not confirmed: "
         if second.status in (404, 410) and second.error is None:
             note = f"{first.status} on the packument, confirmed {second.status} via /latest"
             evidence = (*evidence[:-1], _with_note(evidence[-1], note))
             return _verdict("npm", name, "missing", note, evidence, canonical=name)
-        return _verdict("npm", name, "unverified", f"404 not confirmed: {_why(second)}", evidence)
+        if not second.ok:
+            reason = unconfirmed + failure_reason(NPM_LATEST, latest_url, second.error, second.status)
+            return _verdict("npm", name, "unverified", reason, evidence)
+        try:
+            npm_version(second.content, second.content_type)
+        except NotWellFormed as exc:
+            return _not_well_formed("npm", name, NPM_LATEST, latest_url, second, exc, evidence, unconfirmed)
+        problem = f"a version document, although the packument said {first.status}"
+        reason = unconfirmed + answer_reason(NPM_LATEST, latest_url, second.status, second.content_type, problem)
+        return _verdict("npm", name, "unverified", reason, evidence)
 
-    def _judge_packument(self, name: str, doc: dict[str, Any], fetched: Fetched) -> PackageVerdict:
+    def _judge_packument(self, name: str, doc: dict[str, Any], fetched: Fetched, url: str) -> PackageVerdict:
         versions = doc.get("versions")
         times = doc.get("time") if isinstance(doc.get("time"), dict) else {}
         assert isinstance(times, dict)
@@ -363,7 +393,8 @@ class RegistryClient:
         if not isinstance(versions, dict) or not versions:
             if "unpublished" in times:
                 return _verdict("npm", name, "unverified", "hold: every version unpublished", ev)
-            return _verdict("npm", name, "unverified", "malformed packument: no versions", ev)
+            problem = NotWellFormed("body is an npm packument without versions")
+            return _not_well_formed("npm", name, NPM_PACKUMENT, url, fetched, problem, ev)
         if isinstance(latest, str) and latest.endswith("-security"):
             return _verdict("npm", name, "unverified", f"hold: npm security placeholder {latest}", ev)
         doc["_source_url"] = fetched.url
@@ -398,10 +429,20 @@ def _with_note(evidence: Evidence, note: str) -> Evidence:
     return Evidence(evidence.url, evidence.status, evidence.checked_at, note)
 
 
-def _why(fetched: Fetched) -> str:
-    if fetched.error is not None:
-        return fetched.error
-    return f"HTTP {fetched.status}"
+def _not_well_formed(
+    ecosystem: str,
+    name: str,
+    endpoint: str,
+    url: str,
+    fetched: Fetched,
+    problem: NotWellFormed,
+    evidence: tuple[Evidence, ...],
+    prefix: str = "",
+) -> PackageVerdict:
+    """Unverified: a 2xx that is not what `endpoint` serves; its evidence notes what was wrong."""
+    reason = prefix + answer_reason(endpoint, url, fetched.status, fetched.content_type, str(problem))
+    evidence = (*evidence[:-1], _with_note(evidence[-1], str(problem)))
+    return _verdict(ecosystem, name, "unverified", reason, evidence)
 
 
 def _pypi_first_upload(doc: dict[str, Any]) -> str | None:
@@ -417,19 +458,3 @@ def _pypi_first_upload(doc: dict[str, Any]) -> str | None:
                         if isinstance(t, str):
                             times.append(t if t.endswith("Z") or "+" in t else t + "Z")
     return min(times) if times else None
-
-
-def _simple_page(fetched: Fetched) -> dict[str, Any] | None:
-    """A Simple API project page as a dict; an HTML page (proxies may ignore Accept) counts as empty.
-
-    None when the body is neither a JSON object naming the project nor HTML.
-    """
-    if "html" in fetched.headers.get("content-type", ""):
-        return {}
-    try:
-        doc = fetched.json()
-    except ValueError:
-        return None
-    if isinstance(doc, dict) and isinstance(doc.get("name"), str):
-        return doc
-    return None

@@ -4,8 +4,9 @@ Never install and never extract to disk: installing runs the package's build cod
 500 MB wheel would dominate the run. A wheel is a zip whose central directory sits at the end,
 so two HTTP Range requests list it and one more reads each needed module (pip's lazy-wheel
 idea). sdists (tar.gz) cannot be read that way and are downloaded whole, in memory, under a
-byte cap. Anything that exceeds a cap or fails to download raises `ArchiveError`, which the
-symbol gate turns into `unverified`.
+byte cap. Anything that exceeds a cap, fails to download or comes back as something other than
+the archive (an HTML error page with a 200) raises `ArchiveError`, which the symbol gate turns
+into `unverified`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from urllib.parse import urljoin
 from .evidence import Evidence
 from .registry import Fetched, RegistryClient
 from .settings import RegistrySettings
+from .wellformed import PYPI_FILE, NotWellFormed, answer_reason, archive_bytes, failure_reason
 
 _EOCD = b"PK\x05\x06"
 _EOCD64_LOCATOR = b"PK\x06\x07"
@@ -216,6 +218,7 @@ class RangeZip:
     evidence: list[Evidence] = field(default_factory=list)
     _entries: dict[str, _Entry] = field(default_factory=dict)
     _whole: bytes | None = None
+    _last: Fetched | None = None  # the answer whose bytes are being read
 
     @classmethod
     async def open(cls, client: RegistryClient, choice: ArtifactChoice, budget: int) -> RangeZip:
@@ -236,6 +239,7 @@ class RangeZip:
         fetched = await self.client.fetch(self.choice.url, headers={"Range": header}, max_bytes=remaining)
         self.evidence.extend(fetched.evidence[-1:])
         self._check(fetched)
+        self._last = fetched
         self.bytes_read += len(fetched.content)
         if fetched.status == 200:
             # The server ignored Range and sent the whole file (which fit in the cap).
@@ -244,17 +248,33 @@ class RangeZip:
             return await self._range(start, end)
         match = re.match(r"bytes (\d+)-(\d+)/(\d+|\*)", fetched.headers.get("content-range", ""))
         if match is None:
-            raise ArchiveError("206 without a usable Content-Range header", tuple(self.evidence))
+            problem = "no usable Content-Range header"
+            reason = answer_reason(PYPI_FILE, self.choice.url, fetched.status, fetched.content_type, problem)
+            raise ArchiveError(reason, tuple(self.evidence))
         if match.group(3) != "*":
             self.size = int(match.group(3))
             if int(match.group(1)) == 0 and len(fetched.content) == self.size:
                 self._whole = fetched.content  # a small file came whole: no further requests
         return fetched.content
 
+    def _broken(self, problem: str) -> ArchiveError:
+        """The bytes are not a readable zip: named by the file endpoint and the answer they came in."""
+        last = self._last
+        status, content_type = (last.status, last.content_type) if last is not None else (None, None)
+        return ArchiveError(
+            answer_reason(PYPI_FILE, self.choice.url, status, content_type, problem), tuple(self.evidence)
+        )
+
     def _check(self, fetched: Fetched) -> None:
+        """A 200 (the whole file) or a 206 (the range asked for) that is not an error page."""
         if fetched.error is not None or fetched.status not in (200, 206):
-            why = fetched.error or f"HTTP {fetched.status}"
-            raise ArchiveError(f"download failed: {why}", tuple(self.evidence))
+            reason = failure_reason(PYPI_FILE, self.choice.url, fetched.error, fetched.status)
+            raise ArchiveError(reason, tuple(self.evidence))
+        try:
+            archive_bytes(fetched.content, fetched.content_type, "zip", whole=fetched.status == 200)
+        except NotWellFormed as exc:
+            reason = answer_reason(PYPI_FILE, self.choice.url, fetched.status, fetched.content_type, str(exc))
+            raise ArchiveError(reason, tuple(self.evidence)) from None
 
     async def _load_directory(self) -> None:
         tail = await self._range(None, _TAIL_FIRST)
@@ -264,16 +284,16 @@ class RangeZip:
             pos = tail.rfind(_EOCD)
         tail_start = self.size - len(tail)
         if pos < 0 or len(tail) - pos < 22:
-            raise ArchiveError("not a zip file: no end-of-central-directory record", tuple(self.evidence))
+            raise self._broken("not a zip file: no end-of-central-directory record")
         _, _, _, _, count, cd_size, cd_offset, _ = struct.unpack("<4sHHHHIIH", tail[pos : pos + 22])
         if cd_offset == 0xFFFFFFFF or count == 0xFFFF or cd_size == 0xFFFFFFFF:
             loc = pos - 20
             if loc < 0 or tail[loc : loc + 4] != _EOCD64_LOCATOR:
-                raise ArchiveError("zip64 archive without a locator", tuple(self.evidence))
+                raise self._broken("zip64 archive without a locator")
             (eocd64_offset,) = struct.unpack("<Q", tail[loc + 8 : loc + 16])
             rec = await self._slice(tail, tail_start, eocd64_offset, 56)
             if rec[:4] != _EOCD64:
-                raise ArchiveError("bad zip64 end record", tuple(self.evidence))
+                raise self._broken("bad zip64 end record")
             count, cd_size, cd_offset = struct.unpack("<QQQ", rec[32:56])
         directory = await self._slice(tail, tail_start, cd_offset, cd_size)
         self._parse_directory(directory, count)
@@ -288,7 +308,7 @@ class RangeZip:
         names: list[str] = []
         for _ in range(count):
             if data[pos : pos + 4] != _CENTRAL:
-                raise ArchiveError("corrupt central directory", tuple(self.evidence))
+                raise self._broken("corrupt central directory")
             fields = struct.unpack("<4sHHHHHHIIIHHHHHII", data[pos : pos + 46])
             flags, method, csize, usize = fields[3], fields[4], fields[8], fields[9]
             nlen, xlen, clen, offset = fields[10], fields[11], fields[12], fields[16]
@@ -311,7 +331,7 @@ class RangeZip:
         guess = 30 + len(member.encode()) + 64 + entry.compressed
         blob = await self._range(entry.local_offset, entry.local_offset + guess - 1)
         if blob[:4] != _LOCAL:
-            raise ArchiveError(f"bad local header for {member}", tuple(self.evidence))
+            raise self._broken(f"bad local header for {member}")
         nlen, xlen = struct.unpack("<HH", blob[26:30])
         start = 30 + nlen + xlen
         if start + entry.compressed > len(blob):
@@ -325,7 +345,7 @@ class RangeZip:
             try:
                 return zlib.decompressobj(-15).decompress(data, entry.uncompressed or 1 << 30)
             except zlib.error as exc:
-                raise ArchiveError(f"cannot inflate {member}: {exc}") from exc
+                raise self._broken(f"cannot inflate {member}: {exc}") from exc
         raise ArchiveError(f"member {member} uses unsupported compression method {entry.method}")
 
 
@@ -377,12 +397,18 @@ async def open_artifact(client: RegistryClient, choice: ArtifactChoice) -> Archi
         raise ArchiveError(f"sdist is {choice.size} bytes, above the {settings.max_sdist_bytes}-byte cap")
     fetched = await client.fetch(choice.url, max_bytes=settings.max_sdist_bytes)
     if not fetched.ok:
-        raise ArchiveError(f"download failed: {fetched.error or f'HTTP {fetched.status}'}", fetched.evidence)
+        raise ArchiveError(failure_reason(PYPI_FILE, choice.url, fetched.error, fetched.status), fetched.evidence)
+    try:
+        archive_bytes(fetched.content, fetched.content_type, "gzip")
+    except NotWellFormed as exc:
+        reason = answer_reason(PYPI_FILE, choice.url, fetched.status, fetched.content_type, str(exc))
+        raise ArchiveError(reason, fetched.evidence) from None
     try:
         tar = tarfile.open(fileobj=io.BytesIO(fetched.content), mode="r:*")  # noqa: SIM115 (lives with the archive)
         names = tuple(m.name for m in tar.getmembers() if m.isfile())
     except (tarfile.TarError, EOFError, zlib.error) as exc:
-        raise ArchiveError(f"unreadable sdist: {exc}", fetched.evidence) from exc
+        reason = answer_reason(PYPI_FILE, choice.url, fetched.status, fetched.content_type, f"unreadable sdist: {exc}")
+        raise ArchiveError(reason, fetched.evidence) from exc
     return MemoryTar(choice, names, len(fetched.content), list(fetched.evidence), tar)
 
 

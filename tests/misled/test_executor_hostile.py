@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 
 from hallubench.misled.data import Problem
-from hallubench.taskfile.reader import FrozenProtocol, read_task_file
+from hallubench.tooling.taskfile.reader import FrozenProtocol, read_task_file
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ROOT / "tests" / "data" / "misled" / "hostile"

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from hallubench.cli import main
+from hallubench.tooling.cli import main
 
 from support.hosted import run_like_kaggle
 

@@ -5,9 +5,11 @@ Simple API (PEP 691 JSON when asked, HTML otherwise, 301 for non-normalized name
 packuments (`/npm/<n>`, scoped names in both encodings, `/latest`, `/<version>`), and file
 hosting with HTTP Range (206 + Content-Range). Artifacts are real zip wheels, tar.gz sdists and
 npm tarballs written into a temporary folder. Faults are scripted per path and consumed in
-order: a timeout, a dropped connection, any status with headers (429 + Retry-After, 503),
-malformed JSON, a redirect loop. Every request is logged, so tests and the benchmark can count
-requests server-side. Bound to 127.0.0.1 only.
+order: a timeout, a dropped connection, any status with any content type, headers and body
+(429 + Retry-After, 503, a 200 HTML error page), malformed JSON, a redirect loop. `answer`
+makes a path give one canned (status, content type, body) to every request instead, for
+answers that must survive retries. Every request is logged, so tests and the benchmark can
+count requests server-side. Bound to 127.0.0.1 only.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ class Fault:
     headers: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
     body: bytes = b""
+    content_type: str = "application/json"
 
 
 @dataclass
@@ -87,6 +90,7 @@ class FakeRegistry:
         self.npm: dict[str, dict[str, Any]] = {}
         self.simple_status: dict[str, str] = {}
         self.faults: dict[str, list[Fault]] = {}
+        self.answers: dict[str, Fault] = {}
         self.requests: list[RequestRecord] = []
         self.bytes_served = 0
         self.inflight = 0
@@ -120,6 +124,11 @@ class FakeRegistry:
     def script(self, path: str, *faults: Fault) -> None:
         with self._lock:
             self.faults.setdefault(path, []).extend(faults)
+
+    def answer(self, path: str, status: int, content_type: str, body: bytes) -> None:
+        """Answer every request to `path` with this status, content type and body (after scripted faults)."""
+        with self._lock:
+            self.answers[path] = Fault("status", status, body=body, content_type=content_type)
 
     def requests_to(self, prefix: str) -> list[RequestRecord]:
         with self._lock:
@@ -257,6 +266,18 @@ def settings_for(base_url: str, **overrides: Any) -> RegistrySettings:
     return RegistrySettings(**values)
 
 
+def simple_html(project: str, filenames: list[str], *, status: str | None = None) -> str:
+    """A PEP 503 project page as PyPI writes it (repository-version meta, "Links for" title, one link per file)."""
+    metas = '<meta name="pypi:repository-version" content="1.4">'
+    if status:
+        metas += f'<meta name="pypi:project-status" content="{status}">'
+    links = "".join(f'<a href="/files/{name}">{name}</a><br />' for name in filenames)
+    return (
+        f"<!DOCTYPE html><html><head>{metas}<title>Links for {project}</title></head>"
+        f"<body><h1>Links for {project}</h1>{links}</body></html>"
+    )
+
+
 def _write_targz(path: Path, members: Mapping[str, bytes]) -> None:
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as tf:
@@ -290,7 +311,7 @@ def _make_handler(registry: FakeRegistry) -> type[BaseHTTPRequestHandler]:
                     RequestRecord("GET", path, self.headers.get("Range"), self.headers.get("Accept"), time.time())
                 )
                 queue = registry.faults.get(path)
-                fault = queue.pop(0) if queue else None
+                fault = queue.pop(0) if queue else registry.answers.get(path)
                 registry.inflight += 1
                 registry.max_inflight = max(registry.max_inflight, registry.inflight)
             try:
@@ -332,7 +353,7 @@ def _make_handler(registry: FakeRegistry) -> type[BaseHTTPRequestHandler]:
                 self.connection.shutdown(socket.SHUT_RDWR)
                 return True
             if fault.kind == "status":
-                self._send(fault.status, fault.body, "application/json", fault.headers)
+                self._send(fault.status, fault.body, fault.content_type, fault.headers)
                 return True
             if fault.kind == "malformed":
                 self._send(200, b'{"info": {"name": "x", "version"', "application/json")
@@ -387,8 +408,7 @@ def _make_handler(registry: FakeRegistry) -> type[BaseHTTPRequestHandler]:
                 if key in registry.simple_status:
                     doc["project-status"] = {"status": registry.simple_status[key]}
                 return self._send(200, json.dumps(doc).encode(), SIMPLE_JSON)
-            links = "".join(f'<a href="/files/{f.filename}">{f.filename}</a>' for f in files)
-            self._send(200, f"<html><body>{links}</body></html>".encode(), "text/html")
+            self._send(200, simple_html(key, [f.filename for f in files]).encode(), "text/html; charset=utf-8")
 
         def _npm(self, parts: list[str]) -> None:
             if parts[0].startswith("@") and "/" in parts[0]:
@@ -435,7 +455,8 @@ def _make_handler(registry: FakeRegistry) -> type[BaseHTTPRequestHandler]:
         def _send(self, status: int, body: bytes, ctype: str, headers: Mapping[str, str] | None = None) -> None:
             try:
                 self.send_response(status)
-                self.send_header("Content-Type", ctype)
+                if ctype:  # "" sends no Content-Type at all
+                    self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(body)))
                 for k, v in (headers or {}).items():
                     self.send_header(k, v)

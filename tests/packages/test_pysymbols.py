@@ -85,10 +85,16 @@ def test_download_failure_is_unverified_never_missing(tmp_path: Path) -> None:
 def test_server_ignoring_range_is_read_whole_within_the_cap(tmp_path: Path) -> None:
     with FakeRegistry(tmp_path) as reg:
         wheel = reg.add_wheel("norange", "1.0", {"norange/__init__.py": "def ok():\n    pass\n"})
-        reg.script("/files/" + wheel.name, Fault("status", 200, body=wheel.read_bytes()))
+        reg.script(
+            "/files/" + wheel.name,
+            Fault("status", 200, body=wheel.read_bytes(), content_type="application/octet-stream"),
+        )
         assert gate(reg.settings(), "norange", ["ok"]).verdict == "found"
         assert len(reg.requests_to("/files/")) == 1
-        reg.script("/files/" + wheel.name, Fault("status", 200, body=wheel.read_bytes()))
+        reg.script(
+            "/files/" + wheel.name,
+            Fault("status", 200, body=wheel.read_bytes(), content_type="application/octet-stream"),
+        )
         capped = gate(reg.settings(max_artifact_bytes=100), "norange", ["ok"])
         assert capped.verdict == "unverified" and "cap" in capped.reason
 
