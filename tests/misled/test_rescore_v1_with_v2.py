@@ -42,7 +42,8 @@ def _rescore(runs: Path, out: Path, jobs: str, capsys: pytest.CaptureFixture[str
     report = out / f"report-{jobs}.json"
     scorer = ["--task", "misled-tests/v1", "--scorer", "misled-tests/v2"]
     code = main(["rescore", str(runs), *scorer, "--jobs", jobs, "--json", str(report)])
-    return code, capsys.readouterr().out, json.loads(report.read_text(encoding="utf-8"))
+    out = capsys.readouterr().out.replace(str(report), "REPORT")  # the text names the file it wrote
+    return code, out, json.loads(report.read_text(encoding="utf-8"))
 
 
 @pytest.mark.slow
