@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'misled-tests/v2'
 HB_PROTOCOL_VERSION = 2
-HB_PAYLOAD_SHA256 = 'db7b6d91f602eebd69ef768019863cc6323e7fef8797371d5f3cf120dbac18c1'
+HB_PAYLOAD_SHA256 = 'df68ca51cf52d4979888468839cb463ab8617c6badf3c90465b7ed9d75d51e36'
 HB_TAG = 'misled-tests/v2'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -3602,7 +3602,7 @@ def ensure_pytest(python: str | None = None, *, install: bool = True) -> str:
     return version
 '''
 
-# %% embedded module misled/task_v2.py sha256=df41bc597e673df70d3cac3cb5d94752af3474961e744ccc3cc785d3acbcd38b
+# %% embedded module misled/task_v2.py sha256=ed435d73e1566a7b211320c1d7450524b3b0a1c29939994d5c20c8bf1585cc1d
 HB_MODULES['misled/task_v2.py'] = r'''"""misled-tests v2: v1's cases and prompts, byte for byte, scored by the v2 executor.
 
 Why a new version: v1's executor let a test see which version it ran on (the working directory
@@ -3612,6 +3612,12 @@ write or find. v2 runs the same conversation (`render` and the two-turn model_sp
 v1's, so `hallubench rescore RUNS --task misled-tests/v1 --scorer misled-tests/v2` rescores every
 v1 run) and classifies the extracted tests in `executor/` (see `executor/server.py`), which
 records in each row the containment layers that were active where it ran.
+
+Data: unlike v1, whose `render` reads HumanEvalPack itself, v2 declares `prepare`: it loads the
+data once (${HALLUBENCH_HUMANEVALPACK}, else the pinned download), verifies each case's problem
+against the hash the case pins, and adds the problem's fields to the case under `humanevalpack`;
+`render` and `play` then do no I/O of their own (they check the fields against the pinned hash
+again, which costs no I/O). The prompts stay v1's byte for byte.
 
 Row verdict (as in v1): pass = the reply gave runnable tests with at least one effective and no
 misled test; fail = any other model outcome; error = a harness failure (data, pytest, sandbox),
@@ -3627,7 +3633,7 @@ from typing import Any
 from ..conversation import Conversation
 from ..hashing import sha256_text
 from .conditions import MODEL_SPEC, shown_code, with_model_docstring
-from .data import DataError, Problem, cached_problems, verified_problem
+from .data import FIELDS, DataError, Problem, cached_problems, problem_sha256, verified_problem
 from .executor.host import SandboxError
 from .extract_tests import extract_tests, spec_from_reply
 from .metrics import aggregate_rows
@@ -3640,10 +3646,27 @@ EXECUTOR = "misled-tests/v2 executor"
 _VOLATILE_ROW_KEYS = ("isolation", "pytest_version", "detail")
 _VOLATILE_FILE_KEYS = ("version_order", "notes", "detail")
 _VOLATILE_TEST_KEYS = ("buggy_detail", "fixed_detail")
+PREPARED = "humanevalpack"  # the case key `prepare` adds: the problem's used fields
+
+
+def prepare(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The frozen cases, each with its HumanEvalPack problem's fields, verified against the pinned hash."""
+    problems = cached_problems()
+    prepared = []
+    for case in cases:
+        problem = verified_problem(problems, str(case["problem"]), str(case["problem_sha256"]))
+        prepared.append({**case, PREPARED: problem.fields()})
+    return prepared
 
 
 def _problem(case: dict[str, Any]) -> Problem:
-    return verified_problem(cached_problems(), str(case["problem"]), str(case["problem_sha256"]))
+    """The problem of a prepared case (no I/O): its fields, checked again against the hash the case pins."""
+    fields = case.get(PREPARED)
+    if not isinstance(fields, dict) or any(not isinstance(fields.get(name), str) for name in FIELDS):
+        raise DataError(f"case {case.get('id')} was not prepared: it has no HumanEvalPack fields")
+    if problem_sha256(fields) != case["problem_sha256"]:
+        raise DataError(f"case {case.get('id')}: its HumanEvalPack fields do not match the pinned hash")
+    return Problem(**{name: fields[name] for name in FIELDS})
 
 
 def render(case: dict[str, Any]) -> str:
@@ -5334,6 +5357,7 @@ import pandas as pd
 
 HB_CASES = json.loads(HB_CASES_JSON)
 _hb_entry = _hb_finder.load(_HB_ENTRY_MODULE)
+HB_CASES = _hb_entry.prepare(HB_CASES)  # the version declares prepare: the data its cases refer to, verified
 _hb_rows = _hb_finder.load("rows")
 _hb_progress_lock = threading.Lock()
 _hb_progress_done = [0]

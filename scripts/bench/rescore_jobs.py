@@ -64,7 +64,7 @@ def make_misled_runs(folder: Path, rows: int) -> int:
         problems = __import__(f"{package}.data", fromlist=["cached_problems"]).cached_problems()
         subruns: list[dict[str, Any]] = []
         results: list[dict[str, Any]] = []
-        for case in task.cases:
+        for case in frozen.entry.prepare(task.cases):  # v2 declares prepare: the cases with their problem
             if len(subruns) >= rows:
                 break
             if case["condition"] != "buggy_code" or case["problem"] in HANGING:

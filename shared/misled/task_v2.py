@@ -8,6 +8,12 @@ v1's, so `hallubench rescore RUNS --task misled-tests/v1 --scorer misled-tests/v
 v1 run) and classifies the extracted tests in `executor/` (see `executor/server.py`), which
 records in each row the containment layers that were active where it ran.
 
+Data: unlike v1, whose `render` reads HumanEvalPack itself, v2 declares `prepare`: it loads the
+data once (${HALLUBENCH_HUMANEVALPACK}, else the pinned download), verifies each case's problem
+against the hash the case pins, and adds the problem's fields to the case under `humanevalpack`;
+`render` and `play` then do no I/O of their own (they check the fields against the pinned hash
+again, which costs no I/O). The prompts stay v1's byte for byte.
+
 Row verdict (as in v1): pass = the reply gave runnable tests with at least one effective and no
 misled test; fail = any other model outcome; error = a harness failure (data, pytest, sandbox),
 never counted as a model failure. `comparable` leaves out what depends on the machine or on
@@ -22,7 +28,7 @@ from typing import Any
 from ..conversation import Conversation
 from ..hashing import sha256_text
 from .conditions import MODEL_SPEC, shown_code, with_model_docstring
-from .data import DataError, Problem, cached_problems, verified_problem
+from .data import FIELDS, DataError, Problem, cached_problems, problem_sha256, verified_problem
 from .executor.host import SandboxError
 from .extract_tests import extract_tests, spec_from_reply
 from .metrics import aggregate_rows
@@ -35,10 +41,27 @@ EXECUTOR = "misled-tests/v2 executor"
 _VOLATILE_ROW_KEYS = ("isolation", "pytest_version", "detail")
 _VOLATILE_FILE_KEYS = ("version_order", "notes", "detail")
 _VOLATILE_TEST_KEYS = ("buggy_detail", "fixed_detail")
+PREPARED = "humanevalpack"  # the case key `prepare` adds: the problem's used fields
+
+
+def prepare(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The frozen cases, each with its HumanEvalPack problem's fields, verified against the pinned hash."""
+    problems = cached_problems()
+    prepared = []
+    for case in cases:
+        problem = verified_problem(problems, str(case["problem"]), str(case["problem_sha256"]))
+        prepared.append({**case, PREPARED: problem.fields()})
+    return prepared
 
 
 def _problem(case: dict[str, Any]) -> Problem:
-    return verified_problem(cached_problems(), str(case["problem"]), str(case["problem_sha256"]))
+    """The problem of a prepared case (no I/O): its fields, checked again against the hash the case pins."""
+    fields = case.get(PREPARED)
+    if not isinstance(fields, dict) or any(not isinstance(fields.get(name), str) for name in FIELDS):
+        raise DataError(f"case {case.get('id')} was not prepared: it has no HumanEvalPack fields")
+    if problem_sha256(fields) != case["problem_sha256"]:
+        raise DataError(f"case {case.get('id')}: its HumanEvalPack fields do not match the pinned hash")
+    return Problem(**{name: fields[name] for name in FIELDS})
 
 
 def render(case: dict[str, Any]) -> str:

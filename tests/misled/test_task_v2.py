@@ -43,8 +43,15 @@ def _case(condition: str, thinking: str = "off") -> dict[str, Any]:
     return {case["id"]: case for case in cases_for(thinking)}[f"p030-{condition}-think_{thinking}"]
 
 
+def _prepared(condition: str, thinking: str = "off") -> dict[str, Any]:
+    """A v2 case as the task file hands it to render and play: after `prepare`."""
+    return task_v2.prepare([_case(condition, thinking)])[0]
+
+
 def _play(module: Any, case: dict[str, Any], replies: list[str]) -> tuple[dict[str, Any], ScriptedConversation]:
     conv = ScriptedConversation(replies)
+    if module is task_v2:
+        case = task_v2.prepare([case])[0]
     return play_row(module.play, case, conv, protocol_id="misled-tests/v2", payload_sha256="x"), conv
 
 
@@ -53,7 +60,7 @@ def test_v2_sends_exactly_what_v1_sends(data_env: Path, condition: str) -> None:
     replies = ['"""Return the positive numbers of l, in order."""', EFFECTIVE_REPLY]
     _, v1 = _play(task_v1, _case(condition), list(replies))
     _, v2 = _play(task_v2, _case(condition), list(replies))
-    assert v2.asked == v1.asked and task_v2.render(_case(condition)) == task_v1.render(_case(condition))
+    assert v2.asked == v1.asked and task_v2.render(_prepared(condition)) == task_v1.render(_case(condition))
 
 
 def test_golden_prompts_of_v2_are_v1s(repo_root: Path) -> None:
@@ -63,6 +70,30 @@ def test_golden_prompts_of_v2_are_v1s(repo_root: Path) -> None:
             folder / "v1" / "prompts.sha256.json"
         ).read_bytes()
         assert (folder / "v2" / "cases.json").read_bytes() == (folder / "v1" / "cases.json").read_bytes()
+
+
+def test_prepare_adds_the_verified_problem_and_render_needs_no_data(
+    data_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = _prepared("buggy_code")
+    assert case["humanevalpack"]["task_id"] == "Python/30" and set(case) - set(_case("buggy_code")) == {"humanevalpack"}
+    v1_prompt = task_v1.render(_case("buggy_code"))
+    monkeypatch.setenv("HALLUBENCH_HUMANEVALPACK", "/nonexistent/humanevalpack.jsonl")
+    monkeypatch.setattr(task_v2, "cached_problems", None)  # render and play may not load the data
+    assert task_v2.render(case) == v1_prompt
+
+
+def test_an_unprepared_or_altered_case_is_a_data_error_never_a_model_failure(data_env: Path) -> None:
+    conv = ScriptedConversation([EFFECTIVE_REPLY])
+    row = play_row(task_v2.play, _case("buggy_code"), conv, protocol_id="misled-tests/v2", payload_sha256="x")
+    assert row["verdict"] == "error" and row["error_kind"] == "data" and conv.asked == []
+    altered = _prepared("buggy_code")
+    altered["humanevalpack"] = {**altered["humanevalpack"], "buggy_solution": "    return l\n"}
+    with pytest.raises(task_v2.DataError, match="pinned hash"):
+        task_v2.render(altered)
+    wrong = {**_case("buggy_code"), "problem_sha256": "0" * 64}
+    with pytest.raises(task_v2.DataError, match="hash mismatch"):
+        task_v2.prepare([wrong])
 
 
 def test_play_misled_reply_records_the_containment(data_env: Path) -> None:
