@@ -6,7 +6,7 @@ Two kinds of rows, written as kaggle-benchmarks run files:
   each `buggy_code` case is HumanEvalPack's own test for the problem, one test per assert
   (scripts/bench/execute.py's split; data from --data or $HALLUBENCH_HUMANEVALPACK, never from this
   repository);
-* hallumaze/v2 rows (pure Python scoring, ~1 ms a row), from scripts/bench/rescore.py's generator.
+* hallumaze/v3 rows (pure Python scoring, ~1 ms a row), from scripts/bench/rescore.py's generator.
 
 Each set is rescored in one process (`engine.rescore_runs`) and over `--jobs` processes
 (`parallel.rescore_runs_parallel`), alternately, best of `--repeat`; the script checks that both
@@ -31,16 +31,17 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from execute import split_asserts
-from rescore import TASK as MAZE_TASK
 from rescore import Recording, _requests, make_runs
 
 from hallubench.tooling.kaggle_runs import Run, load_run
 from hallubench.tooling.rescore.engine import RescoreReport, rescore_runs
 from hallubench.tooling.rescore.parallel import rescore_runs_parallel
+from hallubench.tooling.specs import load_registry
 from hallubench.tooling.taskfile.reader import FrozenProtocol, TaskFile, read_task_file
 
 ROOT = Path(__file__).resolve().parents[2]
 MISLED_TASK = ROOT / "tasks" / "misled_tests_v2.py"
+MAZE_TASK = ROOT / "tasks" / "hallumaze_v3.py"
 HANGING = {"Python/10", "Python/156", "Python/160"}
 VOLATILE = frozenset({"version_order", "isolation", "buggy_detail", "fixed_detail"})
 
@@ -136,12 +137,13 @@ def compare(name: str, task: TaskFile, paths: list[Path], jobs: int, repeat: int
     one_s: list[float] = []
     many_s: list[float] = []
     one = many = None
+    spec = load_registry(ROOT).spec(task.protocol_id)  # its hooks (prepare, comparable), as the command passes them
     for _ in range(repeat):
         started = time.perf_counter()
-        one = rescore_runs(task, _runs(paths))
+        one = rescore_runs(task, _runs(paths), spec=spec)
         one_s.append(time.perf_counter() - started)
         started = time.perf_counter()
-        many = rescore_runs_parallel(task, _runs(paths), jobs=jobs)
+        many = rescore_runs_parallel(task, _runs(paths), spec=spec, jobs=jobs)
         many_s.append(time.perf_counter() - started)
     assert one is not None and many is not None
     same = bool(_fingerprint(one) == _fingerprint(many))
@@ -166,7 +168,7 @@ def main() -> int:
         os.environ["HALLUBENCH_HUMANEVALPACK"] = args.data
     sets: list[tuple[str, Path, Callable[[Path], object]]] = [
         ("misled-tests/v2", MISLED_TASK, lambda folder: make_misled_runs(folder, args.misled_rows)),
-        ("hallumaze/v2", MAZE_TASK, lambda folder: make_runs(folder, args.maze_rows, 240)),
+        ("hallumaze/v3", MAZE_TASK, lambda folder: make_runs(folder, args.maze_rows, 240, MAZE_TASK)),
     ]
     same = True
     for name, task_path, make in sets:

@@ -85,10 +85,21 @@ def _worker_of(row: _Row, jobs: int) -> int:
     return int.from_bytes(digest[:8], "big") % jobs
 
 
-def _work(task: TaskFile, newer: TaskFile | None, settings: dict[str, Any], inbox: Any, outbox: Any) -> None:
-    """A worker process: score every batch of rows it receives, in order; then send what it found."""
+def _work(
+    task: TaskFile,
+    newer: TaskFile | None,
+    settings: dict[str, Any],
+    inherited: Rescorer | None,
+    inbox: Any,
+    outbox: Any,
+) -> None:
+    """A worker process: score every batch of rows it receives, in order; then send what it found.
+
+    `inherited`: the main process's Rescorer, not yet given a row, when the worker was forked (its frozen
+    modules and prepared cases are then already loaded); otherwise the worker makes its own.
+    """
     try:
-        rescorer = Rescorer(task, newer, **settings)
+        rescorer = inherited if inherited is not None else Rescorer(task, newer, **settings)
         scored = _Scored()
         gc.freeze()  # what the worker inherited is never rescanned by the collector
         while True:
@@ -112,14 +123,17 @@ def _work(task: TaskFile, newer: TaskFile | None, settings: dict[str, Any], inbo
 class _Workers:
     """N worker processes, one inbox each and one shared outbox."""
 
-    def __init__(self, task: TaskFile, newer: TaskFile | None, settings: dict[str, Any], jobs: int) -> None:
-        methods = multiprocessing.get_all_start_methods()
-        context: Any = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    def __init__(
+        self, task: TaskFile, newer: TaskFile | None, settings: dict[str, Any], jobs: int, fresh: Rescorer
+    ) -> None:
+        forking = "fork" in multiprocessing.get_all_start_methods()
+        context: Any = multiprocessing.get_context("fork" if forking else "spawn")
+        inherited = fresh if forking else None  # a forked worker starts from a copy of `fresh`
         self.outbox = context.Queue()
         self.inboxes = [context.Queue() for _ in range(jobs)]
         gc.freeze()  # forked workers then copy fewer pages
         self.processes = [
-            context.Process(target=_work, args=(task, newer, settings, inbox, self.outbox), daemon=True)
+            context.Process(target=_work, args=(task, newer, settings, inherited, inbox, self.outbox), daemon=True)
             for inbox in self.inboxes
         ]
         for process in self.processes:
@@ -176,7 +190,7 @@ def rescore_runs_parallel(
     }
     rescorer = Rescorer(task, newer, **settings)
     report = rescorer.report
-    workers = _Workers(task, newer, settings, jobs)
+    workers = _Workers(task, newer, settings, jobs, rescorer)  # before the main process gives it any row
     try:
         parents: list[_Parent] = []
         loose: list[_Row] = []
