@@ -81,6 +81,11 @@ class Members:
     calls: list[TypeRef] = field(default_factory=list)
     constructs: list[TypeRef] = field(default_factory=list)
     classes: list[Decl] = field(default_factory=list)  # classes whose instances `new` makes
+    slots: dict[str, list[tuple[str, Any]]] = field(default_factory=dict)  # name -> where its value is declared
+
+    def slot(self, name: str, kind: str, payload: Any) -> None:
+        self.names.add(name)
+        self.slots.setdefault(name, []).append((kind, payload))
 
     def unknown(self, note: str) -> Members:
         self.complete = False
@@ -90,6 +95,8 @@ class Members:
 
     def absorb(self, other: Members) -> None:
         self.names |= other.names
+        for name, slots in other.slots.items():
+            self.slots.setdefault(name, []).extend(slots)
         self.calls.extend(other.calls)
         self.constructs.extend(other.constructs)
         self.classes.extend(other.classes)
@@ -166,8 +173,16 @@ class DtsFile:
 
 
 # ---------------------------------------------------------------------- reading one file
+_VARIANCE = re.compile(r"([<,]\s*(?:/\*(?:[^*]|\*(?!/))*\*/\s*)?)((?:in\s+out|in|out|const)\s+)(?=[A-Za-z_$])")
+
+
+def without_type_parameter_modifiers(text: str) -> str:
+    """`<out T>`, `<in out T>`, `<const T>` (TS 4.7/5.0) blanked: the grammar in use rejects them, names stay."""
+    return _VARIANCE.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
+
+
 def _read_file(file: DtsFile) -> None:
-    text = file.package.texts.get(file.path, "")
+    text = without_type_parameter_modifiers(file.package.texts.get(file.path, ""))
     tree = _parser().parse(text.encode("utf-8"))
     root = tree.root_node
     is_module = any(c.type in ("import_statement", "export_statement", "import_alias") for c in root.named_children)
@@ -497,31 +512,46 @@ class Resolver:
     def __init__(self, world: DeclarationWorld) -> None:
         self.world = world
         self._seen: set[tuple[int, str]] = set()
+        self._expanding: set[int] = set()
+        self._exporting: set[tuple[int, str]] = set()
 
     # ------------------------------------------------------------------ module level
     async def exports(self, module: ModuleView, depth: int = 0) -> Members:
         """Names the module exports (ES names; for `export =`, the members of the exported value)."""
         out = Members()
+        if depth > MAX_DEPTH:
+            return out.unknown("re-exports nested too deep")
         for scope in module.scopes:
-            if scope.export_equals is not None:
-                out.absorb(await self.value_members(await self.value_decls(scope, _text(scope.export_equals)), depth))
-            if scope.kind in ("ambient", "namespace") and scope.export_equals is None:
-                out.names |= {n for n, ds in scope.names.items() if any(d.kind != "unreadable" for d in ds)}
-            for name in scope.exports:
-                out.names.add(name)
-            if "*" in scope.names:
-                out.unknown(f"{scope.label} has syntax the parser could not read")
-            for star in scope.stars:
-                target = await self._module_from(scope, star, depth)
-                if target is None:
-                    out.unknown(f"{scope.label}: `export * from {star!r}` not resolvable")
-                    continue
-                inner = await self.exports(target, depth + 1)
-                inner.names.discard("default")
-                out.absorb(inner)
+            if id(scope) in self._expanding:
+                continue  # `node:fs` re-exports `fs`, which re-exports `node:fs`: each block is read once
+            self._expanding.add(id(scope))
+            try:
+                await self._scope_exports(module, scope, out, depth)
+            finally:
+                self._expanding.discard(id(scope))
         if not module.scopes:
             out.unknown(f"{module.label}: no declarations")
         return out
+
+    async def _scope_exports(self, module: ModuleView, scope: Scope, out: Members, depth: int) -> None:
+        if scope.export_equals is not None:
+            out.absorb(await self.value_members(await self.value_decls(scope, _text(scope.export_equals)), depth))
+        if scope.kind in ("ambient", "namespace") and scope.export_equals is None:
+            for name, decls in scope.names.items():
+                if any(d.kind != "unreadable" for d in decls):
+                    out.slot(name, "export", (module, name))
+        for name in scope.exports:
+            out.slot(name, "export", (module, name))
+        if "*" in scope.names:
+            out.unknown(f"{scope.label} has syntax the parser could not read")
+        for star in scope.stars:
+            target = await self._module_from(scope, star, depth)
+            if target is None:
+                out.unknown(f"{scope.label}: `export * from {star!r}` not resolvable")
+                continue
+            inner = await self.exports(target, depth + 1)
+            inner.names.discard("default")
+            out.absorb(inner)
 
     async def export_decls(self, module: ModuleView, name: str, depth: int = 0) -> list[Decl]:
         """Declarations behind export `name` of a module (following re-exports and `export =`)."""
@@ -529,26 +559,38 @@ class Resolver:
             return []
         out: list[Decl] = []
         for scope in module.scopes:
-            if scope.export_equals is not None:
-                equals = await self.value_decls(scope, _text(scope.export_equals))
-                out.extend(await self.member_decls(equals, name, depth + 1))
-            for local, spec in scope.exports.get(name, []):
-                if spec is None:
-                    out.extend(await self.value_decls(scope, local) if local else [])
-                    continue
-                source = await self._module_from(scope, spec, depth)
-                if source is not None and local == "*":
-                    out.append(Decl("module", name, None, scope, spec=spec, module=source))
-                elif source is not None:
-                    out.extend(await self.export_decls(source, local, depth + 1))
-            if scope.kind in ("ambient", "namespace") and scope.export_equals is None and name not in scope.exports:
-                out.extend(scope.names.get(name, []))  # ambient declarations are exported implicitly
-            for star in scope.stars:
-                if name == "default":
-                    continue
-                starred = await self._module_from(scope, star, depth)
-                if starred is not None:
-                    out.extend(await self.export_decls(starred, name, depth + 1))
+            key = (id(scope), name)
+            if key in self._exporting:
+                continue
+            self._exporting.add(key)
+            try:
+                out.extend(await self._scope_export_decls(scope, name, depth))
+            finally:
+                self._exporting.discard(key)
+        return out
+
+    async def _scope_export_decls(self, scope: Scope, name: str, depth: int) -> list[Decl]:
+        out: list[Decl] = []
+        if scope.export_equals is not None:
+            equals = await self.value_decls(scope, _text(scope.export_equals))
+            out.extend(await self.member_decls(equals, name, depth + 1))
+        for local, spec in scope.exports.get(name, []):
+            if spec is None:
+                out.extend(await self.value_decls(scope, local) if local else [])
+                continue
+            source = await self._module_from(scope, spec, depth)
+            if source is not None and local == "*":
+                out.append(Decl("module", name, None, scope, spec=spec, module=source))
+            elif source is not None:
+                out.extend(await self.export_decls(source, local, depth + 1))
+        if scope.kind in ("ambient", "namespace") and scope.export_equals is None and name not in scope.exports:
+            out.extend(scope.names.get(name, []))  # ambient declarations are exported implicitly
+        for star in scope.stars:
+            if name == "default":
+                continue
+            starred = await self._module_from(scope, star, depth)
+            if starred is not None:
+                out.extend(await self.export_decls(starred, name, depth + 1))
         return out
 
     async def _module_from(self, scope: Scope, spec: str, depth: int) -> ModuleView | None:
@@ -681,10 +723,46 @@ class Resolver:
         out = Members()
         for name, decls in body.names.items():
             if any(d.kind in _VALUE_KINDS or d.kind in ("import", "alias") for d in decls):
-                out.names.add(name)
+                out.slot(name, "decls", decls)
             if any(d.kind == "unreadable" for d in decls):
                 out.unknown(f"{body.label} has syntax the parser could not read")
-        out.names |= set(body.exports)
+        for name, locals_ in body.exports.items():
+            for local, spec in locals_:
+                out.slot(name, "lookup", (body, local, spec))
+        return out
+
+    async def member_of(self, members: Members, name: str, depth: int = 0) -> Members:
+        """What the declarations say member `name` of a value is (its own members, calls and `new`)."""
+        out = Members()
+        slots = members.slots.get(name, [])
+        if not slots:
+            return out.unknown(f"the declaration of {name!r} is not modelled")
+        for kind, payload in slots:
+            if depth > MAX_DEPTH:
+                return out.unknown("declarations nested too deep")
+            if kind == "decls":
+                out.absorb(await self.value_members(payload, depth + 1))
+            elif kind == "type":
+                out.absorb(await self.type_members(payload, depth + 1))
+            elif kind == "method":
+                method = Members(names=set(OBJECT_MEMBERS | FUNCTION_MEMBERS))
+                method.calls.append(payload)
+                out.absorb(method)
+            elif kind == "export":
+                module, export = payload
+                out.absorb(await self.value_members(await self.export_decls(module, export, depth + 1), depth + 1))
+            elif kind == "lookup":
+                scope, local, spec = payload
+                if spec is None:
+                    decls = (
+                        await self._lookup(scope.parent or scope, local)
+                        if local == name
+                        else await self._lookup(scope, local)
+                    )
+                else:
+                    source = await self._module_from(scope, spec, depth)
+                    decls = await self.export_decls(source, local, depth + 1) if source is not None else []
+                out.absorb(await self.value_members(decls, depth + 1))
         return out
 
     async def call_result(self, value: Members, depth: int = 0) -> Members:
@@ -802,7 +880,7 @@ class Resolver:
             if member.type in ("property_signature", "method_signature", "public_field_definition"):
                 name = member.child_by_field_name("name")
                 if name is not None and name.type in ("property_identifier", "identifier", "string"):
-                    out.names.add(_text(name).strip("'\""))
+                    _member_slot(out, _text(name).strip("'\""), member, scope)
             elif member.type == "call_signature":
                 returned = member.child_by_field_name("return_type")
                 out.calls.append(TypeRef(returned, scope))
@@ -832,7 +910,7 @@ class Resolver:
             ):  # fmt: skip
                 text = _text(name).strip("'\"")
                 if text != "constructor":
-                    out.names.add(text)
+                    _member_slot(out, text, member, decl.scope)
         heritage = next((c for c in decl.node.named_children if c.type == "class_heritage"), None)
         extends = next((c for c in heritage.named_children if c.type == "extends_clause"), None) if heritage else None
         if extends is not None:
@@ -855,6 +933,19 @@ class Resolver:
                     break
             out.names |= OBJECT_MEMBERS
         return out
+
+
+def _member_slot(out: Members, name: str, member: Any, scope: Scope) -> None:
+    """A property's type or a method's return type, kept so `x.name` and `x.name()` can be followed."""
+    if member.type in ("method_signature", "method_definition", "abstract_method_signature"):
+        returned = member.child_by_field_name("return_type")
+        out.slot(name, "method", TypeRef(returned, scope))
+        return
+    annotation = member.child_by_field_name("type")
+    if annotation is not None:
+        out.slot(name, "type", TypeRef(annotation, scope))
+    else:
+        out.names.add(name)
 
 
 def _module_decl(decl: Decl, module: ModuleView) -> Decl:

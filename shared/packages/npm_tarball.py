@@ -82,6 +82,9 @@ async def load_npm_package(client: RegistryClient, name: str, version: str | Non
     if not isinstance(tarball, str):
         raise ArchiveError(f"{name}@{chosen} has no tarball URL", package.evidence)
     url = urljoin(str(document.get("_source_url") or ""), tarball)
+    cached = client.cache.artifact(url)
+    if isinstance(cached, NpmPackageFiles):
+        return cached
     cap = client.settings.max_npm_tarball_bytes
     fetched = await client.fetch(url, max_bytes=cap)
     if not fetched.ok:
@@ -116,7 +119,9 @@ async def load_npm_package(client: RegistryClient, name: str, version: str | Non
         except ValueError:
             pass
     versions = tuple(v for v in document.get("versions", {}) if isinstance(v, str))
-    return NpmPackageFiles(
+    loaded = NpmPackageFiles(
         name, chosen, url, dict(real_manifest), frozenset(paths), texts, len(fetched.content),
         [*package.evidence, *fetched.evidence], versions,
     )  # fmt: skip
+    client.cache.put_artifact(url, loaded)
+    return loaded
