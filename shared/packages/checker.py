@@ -301,14 +301,19 @@ class _Checker:
     ) -> ReferenceVerdict:
         label, reason = verdict.verdict, verdict.reason
         curated = removed_lookup(reference.ecosystem, reference.package, chain) if chain else None
-        if curated and label == "missing-symbol" and removed_at(curated, version):
-            # The gate decided the name is missing; the table only names the release that removed it,
-            # where no published file of an older release shows it (Express's typings never had app.del).
+        past = removed_at(curated, version) if curated is not None else None
+        if curated is not None and label == "missing-symbol" and past:
+            # The gate decided the name is missing; the table names the release that removed it, which
+            # no published file of an older release shows (Express's typings never declared app.del).
             label = "removed-api"
             reason = (
                 f"{reason}; removed in {curated.package} {curated.removed_in}, use {curated.replacement} "
                 f"({curated.source})"
             )
+        elif curated is not None and label == "missing-symbol" and past is False:
+            # The declarations omit a name the release still has at run time: never missing.
+            label = "unverified"
+            reason = f"{reason}; but {curated.package} {version} still has it (removed in {curated.removed_in})"
         return ReferenceVerdict(
             reference,
             "symbol",

@@ -430,7 +430,8 @@ class DeclarationWorld:
     def _resolves_to(self, spec: str, origin: DtsFile, target: DtsFile) -> bool:
         if not spec.startswith(".") or origin.package.name != target.package.name:
             return False
-        return _dts_path(origin.package, posixpath.join(posixpath.dirname(origin.path), spec)) == target.path
+        joined = posixpath.join(posixpath.dirname(origin.path), spec)
+        return _dts_path(origin.package, joined, origin.path) == target.path
 
     async def _augmentations(self, pkg: NpmPackageFiles, matches: Callable[[str, DtsFile], bool]) -> list[Scope]:
         """`declare module "..."` blocks in any declaration file of the package that target a module."""
@@ -451,7 +452,7 @@ class DeclarationWorld:
         if depth > MAX_DEPTH:
             return None
         if spec.startswith("."):
-            path = _dts_path(origin.package, posixpath.join(posixpath.dirname(origin.path), spec))
+            path = _dts_path(origin.package, posixpath.join(posixpath.dirname(origin.path), spec), origin.path)
             if path is None:
                 return None
             return await self._module_of_file(self.file(origin.package, path))
@@ -997,8 +998,11 @@ def _dependency_range(origin: NpmPackageFiles, name: str) -> str | None:
     return wanted if wanted and wanted not in ("*", "latest") else None
 
 
-def _dts_path(pkg: NpmPackageFiles, base: str) -> str | None:
-    """The declaration file a module path names (`./x`, `./x.js` -> `x.d.ts`, a folder -> `index.d.ts`)."""
+def _dts_path(pkg: NpmPackageFiles, base: str, origin: str = "") -> str | None:
+    """The declaration file a module path names (`./x`, `./x.js` -> `x.d.ts`, a folder -> `index.d.ts`).
+
+    From a `.d.mts` (or `.d.cts`) file, `./x.js` and `./x.ts` may also name `x.d.mts` (`x.d.cts`).
+    """
     base = posixpath.normpath(base)
     stem, ext = posixpath.splitext(base)
     options = []
@@ -1012,6 +1016,9 @@ def _dts_path(pkg: NpmPackageFiles, base: str) -> str | None:
             ".cts": ".d.cts",
         }
         options.append(stem + mapped[ext])
+        own = next((e for e in (".d.mts", ".d.cts") if origin.endswith(e)), None)
+        if own is not None:
+            options.append(stem + own)
     options += [base, base + ".d.ts", base + ".d.mts", base + ".d.cts", base + "/index.d.ts", base + "/index.d.mts"]
     return next((o for o in options if o.endswith(_DTS) and o in pkg.texts), None)
 
