@@ -20,6 +20,9 @@ embedding rules:
   - `aggregate(rows: list[dict]) -> dict`: metrics over all rows of one model, error rows
     included, returning at least `headline` (float), `headline_name` and `metrics`.
 
+  Optional: `preflight(cases)`, `comparable(row)`, and `explain_change(before, after) -> list[str]`,
+  which `rescore --scorer` calls on a row whose verdict this version changes, to say why.
+
 Tooling modules (build, rescore, cli, ...) are never embedded and may import anything.
 """
 
@@ -114,6 +117,21 @@ PROTOCOLS: tuple[ProtocolSpec, ...] = (
             "artifacts; planted names are matched in every form. A decoy gate and a canary run before any model "
             "call and abort the run if a decoy was registered or the checker is off. Reports the hallucinated "
             "package rate, hallucinated function rate and adversarial pass rate."
+        ),
+        cases_factory="hallubench.packages.cases:v7_cases",
+    ),
+    ProtocolSpec(
+        benchmark="hallucinated-packages",
+        version=8,
+        entry="packages/task_v8.py",
+        title="hallucinated-packages v8: v7's prompts, a symbol gate that decides the packages users use",
+        description=(
+            "The 17 prompts and cases of v7 (groups A-D, each asked k times, decoy gate and canary first), "
+            "byte for byte, so every hosted v7 run can be scored again with v8. The symbol gate reads stubs "
+            "written in newer Python syntax, names a package binds at run time but declares (stubs, __all__, "
+            "__dir__), CommonJS/UMD exports with their `export =` typings, and members of objects built by "
+            "calling or constructing an export (`express()`, `new Foo()`), one verdict per imported name; "
+            "a name is missing only when every way it could exist was read."
         ),
         cases_factory="hallubench.packages.cases:v7_cases",
     ),

@@ -229,7 +229,13 @@ class Rescorer:
         if self.newer is not None:
             if outcome.prompt_verified and outcome.case_id is not None:
                 outcome.newer = self._in_protocol(
-                    partial(self.newer.score, outcome.case_id, messages, log_ran_out=outcome.log_ran_out)
+                    partial(
+                        self.newer.score,
+                        outcome.case_id,
+                        messages,
+                        log_ran_out=outcome.log_ran_out,
+                        frozen_row=outcome.local_row,
+                    )
                 )
             else:
                 outcome.newer = NewerScore(None, "the prompt did not verify under the frozen version")

@@ -8,7 +8,7 @@ send is caught, and a row it cannot replay is reported, never scored by guesswor
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,10 +22,11 @@ class IncompatibleScorer(ValueError):
 
 @dataclass(frozen=True)
 class NewerScore:
-    """The row the newer version's scorer gives, or why there is none."""
+    """The row the newer version's scorer gives, or why there is none; why its verdict changed."""
 
     row: dict[str, Any] | None
     problem: str | None = None
+    changes: tuple[str, ...] = ()  # when the verdict differs from the frozen version's: why
 
 
 def _benchmark(protocol_id: str) -> str:
@@ -49,11 +50,19 @@ class NewerScorer:
     def close(self) -> None:
         self.protocol.close()
 
-    def score(self, case_id: str, messages: Sequence[LoggedMessage], *, log_ran_out: bool = False) -> NewerScore:
+    def score(
+        self,
+        case_id: str,
+        messages: Sequence[LoggedMessage],
+        *,
+        log_ran_out: bool = False,
+        frozen_row: Mapping[str, Any] | None = None,
+    ) -> NewerScore:
         """Replay the newer `play` on the logged conversation of a row verified under the frozen version.
 
         `log_ran_out`: the frozen version too reached the end of the log (the hosted run was cut short),
         so the newer one running out is the same failed call, an error row; otherwise it asks for more.
+        `frozen_row`: the frozen version's row; when the verdicts differ, the change is explained.
         """
         case = self.cases.get(case_id)
         if case is None:
@@ -73,7 +82,21 @@ class NewerScorer:
             return NewerScore(None, f"{self.task.protocol_id} sends more messages than the run holds")
         if replay.leftover:
             return NewerScore(None, f"{self.task.protocol_id} sends fewer messages than the run holds")
+        if frozen_row is not None and frozen_row.get("verdict") != row.get("verdict"):
+            return NewerScore(row, changes=self.explain(frozen_row, row))
         return NewerScore(row)
+
+    def explain(self, frozen_row: Mapping[str, Any], row: Mapping[str, Any]) -> tuple[str, ...]:
+        """The newer entry's `explain_change(before, after)` lines, else its row's detail."""
+        generic = f"{frozen_row.get('verdict')} -> {row.get('verdict')}: {row.get('detail')}"
+        hook = getattr(self.protocol.entry, "explain_change", None)
+        if hook is None:
+            return (generic,)
+        try:
+            lines = hook(frozen_row, row)
+        except Exception as exc:  # an explanation must never cost the row its score
+            return (generic, f"(explain_change raised {type(exc).__name__}: {exc})")
+        return (generic, *(str(line) for line in lines)) if isinstance(lines, (list, tuple)) else (generic,)
 
     def aggregate(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
         result: dict[str, Any] = self.protocol.entry.aggregate(rows)

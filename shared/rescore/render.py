@@ -82,6 +82,19 @@ def newer_rows(report: RescoreReport) -> list[dict[str, Any]]:
                 "scored": len(scored),
                 "verdicts_changed": len(changed),
                 "changed_cases": changed,
+                "changed_rows": [
+                    {
+                        "case_id": row.case_id,
+                        "source": row.source,
+                        "from": row.local_row.get("verdict"),
+                        "to": row.newer.row.get("verdict"),
+                        "why": list(row.newer.changes),
+                    }
+                    for row in scored
+                    if row.newer is not None
+                    and row.newer.row is not None
+                    and row.newer.row.get("verdict") != row.local_row.get("verdict")
+                ],
                 "headline_name": str(summary.newer_metrics.get("headline_name", "headline")),
                 "headline": None if value is None else float(value),
                 "frozen_headline": summary.metrics.get("headline"),
@@ -112,6 +125,12 @@ def _newer_text(report: RescoreReport) -> list[str]:
             f"  {entry['model']}: {entry['scored']}/{entry['rows']} rows scored, "
             f"{entry['verdicts_changed']} verdict(s) changed; {entry['headline_name']} {frozen_text} -> {now}"
         )
+        for changed in entry["changed_rows"]:
+            why = changed["why"][1:] or changed["why"][:1]
+            lines.append(
+                f"    CHANGED case {changed['case_id']} ({changed['source']}): {changed['from']} -> {changed['to']}"
+            )
+            lines.extend(f"      {line}" for line in why)
         for missing in entry["not_scored"][:MAX_LISTED]:
             lines.append(f"    NOT SCORED case {missing['case_id']} ({missing['source']}): {missing['why']}")
     return lines
