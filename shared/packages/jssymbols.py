@@ -255,23 +255,20 @@ async def _judge_use(reading: _Reading, subpath: str | None, use: JsUse) -> tupl
         return "unverified", f"{label}: export {use.export!r} not decidable: {why}"
     if use.root == "export" and not use.path:
         return "found", f"{label}: {use.export} exported"
-    walked: list[str] = [use.export or use.root]
     for position, step in enumerate(use.path):
+        where = JsUse(use.root, use.export, use.path[:position]).label(reading.pkg.name)
         if step in STEPS:
             value = await _step(reading, value, step)
-            walked.append(step)
             continue
         if not _has(value, step):
-            where = ".".join(walked)
             reason = _absent(value.js, value.types, step, "object has")
             if reason is not None:
                 return "missing-symbol", f"{label}: {where} has no {step!r} ({reason})"
             return "unverified", f"{label}: {where}.{step} not decidable: {_unknown(value)}"
         if position == len(use.path) - 1:
-            return "found", f"{label}: {'.'.join(walked)} has {step!r}"
+            return "found", f"{label}: {where} has {step!r}"
         value = await _step(reading, value, step)
-        walked.append(step)
-    return "found", f"{label}: {'.'.join(walked)} resolves"
+    return "found", f"{label}: {use.label(reading.pkg.name)} resolves"
 
 
 # ---------------------------------------------------------------------- the gate

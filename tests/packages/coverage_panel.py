@@ -33,7 +33,7 @@ class Outcome:
 
     @property
     def decided(self) -> bool:
-        return self.verdict != "unverified"
+        return self.verdict not in ("unverified", "absent")
 
     @property
     def wrong(self) -> bool:
@@ -68,7 +68,7 @@ async def measure(client: RegistryClient, panel: dict[str, Any], *, concurrency:
         if not verdicts:
             seen = ", ".join(f"{v.name}={v.verdict}" for v in check.verdicts if v.level == "symbol")
             reason = f"no symbol verdict named {symbol['name']} (got: {seen or 'none'}); errors: {check.errors}"
-            return Outcome(entry["ecosystem"], entry["package"], symbol["name"], symbol["real"], "unverified", reason)
+            return Outcome(entry["ecosystem"], entry["package"], symbol["name"], symbol["real"], "absent", reason)
         verdict = verdicts[0]
         return Outcome(
             entry["ecosystem"], entry["package"], symbol["name"], symbol["real"], verdict.verdict, verdict.reason
