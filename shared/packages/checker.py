@@ -267,12 +267,9 @@ class _Checker:
         else:
             from .jssymbols import use_from_chain
 
-            default_import = reference.source == "import"
-            uses = [(c, use_from_chain(c, strong=True, default_import=False), False) for c in reference.symbols]
-            uses += [
-                (c, use_from_chain(c, strong=False, default_import=default_import), True)
-                for c in reference.instance_symbols
-            ]
+            source = reference.source
+            uses = [(c, use_from_chain(c, strong=True, source=source), False) for c in reference.symbols]
+            uses += [(c, use_from_chain(c, strong=False, source=source), True) for c in reference.instance_symbols]
             if not uses and reference.subpath:
                 verdict = await self._guarded(self._js_use(reference.package, reference.subpath, None, version))
                 out.append(self._symbol_verdict(reference, reference.text, verdict, (), False, version or latest))

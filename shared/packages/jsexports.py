@@ -192,6 +192,51 @@ def resolve_entries(pkg: NpmPackageFiles, subpath: str | None) -> Entries:
     return Entries(js, types, None, "file path")
 
 
+def entry_for(pkg: NpmPackageFiles, subpath: str | None, mode: str) -> list[str]:
+    """The JavaScript file Node loads for `package[/subpath]` with `require` or `import` (`mode`).
+
+    `exports` conditions are tried in the package's order, the active ones being `mode`, `node`
+    and `default` (what Node itself does); without `exports`, `main` (Node ignores `module`).
+    A `require()` of express and an `import` of its ESM twin are different objects, so the module
+    value's names come from this file only, never from every condition at once.
+    """
+    manifest = pkg.manifest
+    exports = manifest.get("exports")
+    key = "." if not subpath else "./" + subpath.strip("/")
+    if exports is not None:
+        if isinstance(exports, (str, list)) or (
+            isinstance(exports, dict) and exports and not any(k.startswith(".") for k in exports)
+        ):
+            exports = {".": exports}
+        match = _pattern_match(exports, key) if isinstance(exports, dict) else None
+        if match is None:
+            return []
+        target = _conditional_target(match[0], match[1], mode, 0)
+        return [target] if target is not None and target in pkg.paths else []
+    if not subpath:
+        starts = [manifest.get("main"), "index"]
+        return _existing(pkg, [s for s in starts if isinstance(s, str)], _JS_EXTENSIONS)[:1]
+    return resolve_entries(pkg, subpath).js[:1]
+
+
+def _conditional_target(value: Any, star: str | None, mode: str, depth: int) -> str | None:
+    if depth > 8:
+        return None
+    if isinstance(value, str):
+        found = _targets(value, star, [])
+        target = found[0] if found else None
+        return None if target is None or target.endswith((".d.ts", ".d.mts", ".d.cts")) else target
+    if isinstance(value, list):
+        return next((t for item in value if (t := _conditional_target(item, star, mode, depth + 1))), None)
+    if isinstance(value, dict):
+        for condition, inner in value.items():
+            if condition in (mode, "node", "default"):
+                target = _conditional_target(inner, star, mode, depth + 1)
+                if target is not None:
+                    return target
+    return None
+
+
 def _existing(pkg: NpmPackageFiles, starts: list[str], extensions: Sequence[str]) -> list[str]:
     out: list[str] = []
     for start in starts:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from .dts import FUNCTION_MEMBERS, OBJECT_MEMBERS, DeclarationWorld, Members, Resolver, types_entry, types_package_name
 from .evidence import Evidence, utc_now
-from .jsexports import Entries, ExportReader, ExportSet, resolve_entries
+from .jsexports import Entries, ExportReader, ExportSet, entry_for, resolve_entries
 from .npm_tarball import NpmPackageFiles, load_npm_package
 from .pysymbols import SymbolVerdict
 from .registry import RegistryClient
@@ -44,6 +44,7 @@ class JsUse:
     root: str  # "export" | "module" | "default"
     export: str | None = None  # the export name when root == "export"
     path: tuple[str, ...] = ()
+    mode: str = "import"  # how the answer loads the package: "import" or "require" (different objects)
 
     def label(self, package: str) -> str:
         if self.root == "export":
@@ -60,11 +61,16 @@ class JsUse:
         return text if base else package
 
 
-def use_from_chain(chain: Sequence[str], *, strong: bool, default_import: bool) -> JsUse:
-    """A JsUse from an extracted chain: strong chains start at a named export, weak ones at the binding."""
+def use_from_chain(chain: Sequence[str], *, strong: bool, source: str) -> JsUse:
+    """A JsUse from an extracted chain: strong chains start at a named export, weak ones at the binding.
+
+    `source` is the reference's: a `require()` gives module.exports; an `import` binding the
+    default export, or the ES module namespace for named imports.
+    """
+    mode = "require" if source == "require" else "import"
     if strong:
-        return JsUse("export", chain[0], tuple(chain[1:]))
-    return JsUse("default" if default_import else "module", None, tuple(chain))
+        return JsUse("export", chain[0], tuple(chain[1:]), mode)
+    return JsUse("default" if source == "import" else "module", None, tuple(chain), mode)
 
 
 @dataclass
@@ -73,7 +79,7 @@ class _Reading:
 
     pkg: NpmPackageFiles
     entries: Entries
-    js: ExportSet
+    js_by_mode: dict[str, ExportSet]
     world: DeclarationWorld
     resolver: Resolver
     types_pkg: NpmPackageFiles | None
@@ -100,9 +106,18 @@ async def _load(client: RegistryClient, name: str, wanted: str | None) -> NpmPac
 async def _read_version(client: RegistryClient, pkg: NpmPackageFiles, subpath: str | None) -> _Reading:
     evidence: list[Evidence] = []
     entries = resolve_entries(pkg, subpath)
+    files = {mode: entry_for(pkg, subpath, mode) for mode in ("import", "require")}
     externals: dict[str, NpmPackageFiles] = {}
-    reader = ExportReader(pkg, externals)
-    js = _union([reader.exports_of(f) for f in entries.js], "no JavaScript entry file")
+
+    def read() -> tuple[ExportReader, dict[str, ExportSet]]:
+        reader = ExportReader(pkg, externals)
+        sets = {
+            mode: _union([reader.exports_of(f) for f in found], f"no {mode} entry file")
+            for mode, found in files.items()
+        }
+        return reader, sets
+
+    reader, js_by_mode = read()
     for _ in range(_EXTERNAL_ROUNDS):
         wanted = {w for w in reader.wanted if w not in externals}
         if not wanted:
@@ -112,8 +127,7 @@ async def _read_version(client: RegistryClient, pkg: NpmPackageFiles, subpath: s
             if loaded is not None:
                 externals[name] = loaded
                 evidence.append(Evidence(loaded.tarball_url, 200, utc_now(), f"read {loaded.name}@{loaded.version}"))
-        reader = ExportReader(pkg, externals)
-        js = _union([reader.exports_of(f) for f in entries.js], "no JavaScript entry file")
+        reader, js_by_mode = read()
 
     async def loader(name: str, wanted: str | None) -> NpmPackageFiles | None:
         loaded = await _load(client, name, wanted)
@@ -128,7 +142,7 @@ async def _read_version(client: RegistryClient, pkg: NpmPackageFiles, subpath: s
         major = version_key(pkg.version)[0][:1]
         wanted_types = f"^{major[0]}" if major else None
         types_pkg = await world.package(types_package_name(pkg.name), wanted_types)
-    return _Reading(pkg, entries, js, world, Resolver(world), types_pkg, evidence)
+    return _Reading(pkg, entries, js_by_mode, world, Resolver(world), types_pkg, evidence)
 
 
 def _dependency(pkg: NpmPackageFiles, name: str) -> str | None:
@@ -173,30 +187,31 @@ async def _types_module(reading: _Reading, subpath: str | None, mode: str) -> Me
 async def _root(reading: _Reading, use: JsUse, subpath: str | None) -> tuple[_Value | None, str]:
     """The value a use starts from; None with the reason when the export is missing or undecidable."""
     resolver = reading.resolver
+    js = reading.js_by_mode[use.mode]
     if use.root == "export":
         name = use.export or ""
-        module = await _types_module(reading, subpath, "import")
-        if name in reading.js.names or (module is not None and name in module.names):
-            js_module = reading.js.modules.get(name)
+        module = await _types_module(reading, subpath, use.mode)
+        if name in js.names or (module is not None and name in module.names):
+            js_module = js.modules.get(name)
             inner = ExportReader(reading.pkg).exports_of(js_module) if js_module else None
             types = await resolver.member_of(module, name) if module is not None else None
             return _Value(inner, types), "found"
-        gone = _absent(reading.js, module, name, "exports")
+        gone = _absent(js, module, name, "exports")
         if gone is not None:
             return None, f"missing: {gone}"
-        return None, f"unknown: {_unknown(_Value(reading.js, module))}"
-    if use.root == "module" or not _has_esm_default(reading):
-        module = await _types_module(reading, subpath, "require")
-        return _Value(reading.js, module, callable=module is not None and bool(module.calls)), "found"
+        return None, f"unknown: {_unknown(_Value(js, module))}"
+    if use.root == "module" or not _has_esm_default(reading, js):
+        module = await _types_module(reading, subpath, use.mode)
+        return _Value(js, module, callable=module is not None and bool(module.calls)), "found"
     module = await _types_module(reading, subpath, "import")
     default = await resolver.member_of(module, "default") if module is not None else None
     return _Value(None, default, callable=default is not None and bool(default.calls)), "found"
 
 
-def _has_esm_default(reading: _Reading) -> bool:
-    """An ES module entry with its own default export (a CommonJS package's default is module.exports)."""
-    esm = [f for f in reading.entries.js if f.endswith(".mjs") or _looks_esm(reading.pkg, f)]
-    return bool(esm) and "default" in reading.js.names
+def _has_esm_default(reading: _Reading, js: ExportSet) -> bool:
+    """The import entry is an ES module with its own default export (a CommonJS one's default is module.exports)."""
+    files = entry_for(reading.pkg, None, "import")
+    return any(f.endswith(".mjs") or _looks_esm(reading.pkg, f) for f in files) and "default" in js.names
 
 
 def _looks_esm(pkg: NpmPackageFiles, path: str) -> bool:
@@ -339,5 +354,5 @@ async def check_js_symbol(
     version: str | None = None,
 ) -> SymbolVerdict:
     """Named exports (`"a.b"` = member b of export a), as the earlier gate took them."""
-    uses = [JsUse("export", n.split(".")[0], tuple(n.split(".")[1:])) for n in names]
+    uses = [JsUse("export", n.split(".")[0], tuple(n.split(".")[1:])) for n in names]  # ES named imports
     return await check_js_use(client, package, subpath, uses, version)
