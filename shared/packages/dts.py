@@ -399,8 +399,11 @@ class DeclarationWorld:
         self.add_package(pkg)
         key = (pkg.name, path)
         if key not in self.files:
-            dts = DtsFile(pkg, path)
-            _read_file(dts)
+            dts = pkg.parsed.get(path)  # a package's files read once per run (it is cached, immutable)
+            if not isinstance(dts, DtsFile):
+                dts = DtsFile(pkg, path)
+                _read_file(dts)
+                pkg.parsed[path] = dts
             self.files[key] = dts
         return self.files[key]
 

@@ -39,6 +39,7 @@ class NpmPackageFiles:
     bytes_read: int = 0
     evidence: list[Evidence] = field(default_factory=list)
     versions: tuple[str, ...] = ()
+    parsed: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)  # declaration files read
 
 
 def pick_version(document: dict[str, Any], wanted: str | None) -> str | None:
