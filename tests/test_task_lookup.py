@@ -52,7 +52,10 @@ def test_an_unknown_name_lists_the_known_benchmarks() -> None:
 
 def test_push_asks_for_one_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["push", "hallucinated-packages", "--dry-run"]) == 2
-    assert "matches several protocols (hallucinated-packages/v6, hallucinated-packages/v7, hallucinated-packages/v8)" in capsys.readouterr().err
+    assert (
+        "matches several protocols (hallucinated-packages/v6, hallucinated-packages/v7, hallucinated-packages/v8)"
+        in capsys.readouterr().err
+    )
 
 
 def test_rescore_takes_a_protocol_name_for_task(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
