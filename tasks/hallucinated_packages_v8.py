@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallucinated-packages/v8'
 HB_PROTOCOL_VERSION = 8
-HB_PAYLOAD_SHA256 = 'fc60bb7491c0ef1d1823afe18963d6df2b06158b88c7729335e44880c9057c5f'
+HB_PAYLOAD_SHA256 = '128ce384bb4bb88b26c74a8694945ffa00935893196548dc42c6bd918baab8ef'
 HB_TAG = 'hallucinated-packages/v8'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -1342,7 +1342,7 @@ async def resolve_candidates(
     return confirmed
 '''
 
-# %% embedded module packages/dts.py sha256=584908c5f6d2eaa502880d0c9e29c38817aa01350905381a4ee01084157eb986
+# %% embedded module packages/dts.py sha256=865d185c20177cd709cd48a6fb7598a13d363afe5fe28089379bf5acd9fcada2
 HB_MODULES['packages/dts.py'] = r'''"""What TypeScript declarations (`.d.ts`) say a value has: exports, members, call and `new` results.
 
 Many of the most used npm packages cannot be read from their JavaScript: lodash and jQuery are
@@ -1365,54 +1365,27 @@ A member set is *complete* only when every part of it was read; anything else (a
 conditional or generic type, an index signature, `any`, a type from a package that could not be
 loaded) makes it incomplete, and an incomplete set never lets a name be called missing. Every
 object has the members of `Object.prototype` and every function those of `Function.prototype`.
-tree-sitter is imported lazily. Embedded: standard library only at module level.
+Files are read into scopes by `dts_scopes`; `dts_world` finds and loads them. Embedded: standard
+library only at module level.
 """
 
 from __future__ import annotations
 
-import posixpath
-import re
-from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
-from .npm_tarball import NpmPackageFiles
-from .stdlib_names import node_builtin
+from .dts_scopes import Decl, ModuleView, Scope, _text
+from .dts_world import MAX_DEPTH, DeclarationWorld, types_entry, types_package_name
+
+__all__ = ["DeclarationWorld", "Members", "Resolver", "TypeRef", "types_entry", "types_package_name"]
 
 OBJECT_MEMBERS = frozenset(
     {"constructor", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "toLocaleString", "toString",
      "valueOf", "__proto__", "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__"}
 )  # fmt: skip
 FUNCTION_MEMBERS = frozenset({"apply", "bind", "call", "length", "name", "arguments", "caller", "prototype"})
-MAX_DEPTH = 24
-_DTS = (".d.ts", ".d.mts", ".d.cts")
-_AMBIENT = re.compile(r"""declare\s+module\s+['"]([^'"]+)['"]""")
-_TYPES_REFERENCE = re.compile(r"""///\s*<reference\s+types=['"]([^'"]+)['"]""")
-_PATH_REFERENCE = re.compile(r"""///\s*<reference\s+path=['"]([^'"]+)['"]""")
 _VALUE_KINDS = frozenset({"var", "function", "class", "enum", "namespace"})
 _EMPTY_TYPES = frozenset({"null", "undefined", "void", "never"})
-
-PackageLoader = Callable[[str, str | None], Awaitable[NpmPackageFiles | None]]
-
-
-@lru_cache(maxsize=1)
-def _parser() -> Any:
-    import tree_sitter_typescript
-    from tree_sitter import Language, Parser
-
-    return Parser(Language(tree_sitter_typescript.language_typescript()))
-
-
-def _text(node: Any) -> str:
-    return str(node.text.decode("utf-8", errors="replace"))
-
-
-def _string(node: Any) -> str | None:
-    if node is None or node.type != "string":
-        return None
-    inner = _text(node)
-    return inner[1:-1] if len(inner) >= 2 else None
 
 
 # ---------------------------------------------------------------------- member sets
@@ -1459,399 +1432,6 @@ class Members:
 class TypeRef:
     node: Any
     scope: Scope
-
-
-# ---------------------------------------------------------------------- declarations and scopes
-@dataclass
-class Decl:
-    """One declaration of a name in a scope (interfaces and namespaces merge across several)."""
-
-    kind: str  # interface | class | type | enum | function | var | namespace | import | alias | unreadable
-    name: str
-    node: Any
-    scope: Scope
-    spec: str | None = None  # import source
-    imported: str | None = None  # "*" | "default" | a name, for ES imports; for aliases: a dotted target
-    body: Scope | None = None  # namespaces
-    module: ModuleView | None = None  # whole-module imports (`import * as m`, `import m = require()`)
-    merged: list[Scope] = field(default_factory=list)  # augmentations merged into a namespace (`export =`)
-
-    @property
-    def bodies(self) -> list[Scope]:
-        return ([self.body] if self.body is not None else []) + self.merged
-
-
-class Scope:
-    """Names declared in a file, an ambient module block, a namespace body or a global block."""
-
-    def __init__(self, kind: str, file: DtsFile, parent: Scope | None, label: str) -> None:
-        self.kind = kind  # "module" | "script" | "ambient" | "namespace" | "global"
-        self.file = file
-        self.parent = parent
-        self.label = label
-        self.names: dict[str, list[Decl]] = {}
-        self.exports: dict[str, list[tuple[str, str | None]]] = {}  # name -> [(local name or imported, spec)]
-        self.stars: list[str] = []
-        self.export_equals: Any = None
-        self.has_exports = False
-        self.merged_with: list[Scope] = []  # the other declarations of a module this block augments
-
-    def add(self, decl: Decl) -> None:
-        self.names.setdefault(decl.name, []).append(decl)
-
-    def export(self, name: str, local: str, spec: str | None = None) -> None:
-        self.has_exports = True
-        self.exports.setdefault(name, []).append((local, spec))
-
-
-@dataclass
-class DtsFile:
-    package: NpmPackageFiles
-    path: str
-    root: Scope | None = None
-    ambient: list[tuple[str, Scope]] = field(default_factory=list)  # `declare module "x"` blocks
-    globals: list[Scope] = field(default_factory=list)  # `declare global` blocks and script files
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return (self.package.name, self.path)
-
-
-# ---------------------------------------------------------------------- reading one file
-_VARIANCE = re.compile(r"([<,]\s*(?:/\*(?:[^*]|\*(?!/))*\*/\s*)?)((?:in\s+out|in|out|const)\s+)(?=[A-Za-z_$])")
-
-
-def without_type_parameter_modifiers(text: str) -> str:
-    """`<out T>`, `<in out T>`, `<const T>` (TS 4.7/5.0) blanked: the grammar in use rejects them, names stay."""
-    return _VARIANCE.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
-
-
-def _read_file(file: DtsFile) -> None:
-    text = without_type_parameter_modifiers(file.package.texts.get(file.path, ""))
-    tree = _parser().parse(text.encode("utf-8"))
-    root = tree.root_node
-    is_module = any(c.type in ("import_statement", "export_statement", "import_alias") for c in root.named_children)
-    file.root = Scope("module" if is_module else "script", file, None, file.path)
-    _read_block(file, file.root, root.named_children)
-    if not is_module:
-        file.globals.append(file.root)
-    if root.has_error:
-        file.root.add(Decl("unreadable", "*", root, file.root))
-
-
-def _unwrap(node: Any) -> Any:
-    while node is not None and node.type in ("ambient_declaration", "expression_statement") and node.named_children:
-        if node.type == "ambient_declaration" and node.named_children[0].type == "statement_block":
-            return node
-        node = node.named_children[0]
-    return node
-
-
-def _read_block(file: DtsFile, scope: Scope, statements: Iterable[Any]) -> None:
-    pending_global = False
-    for raw in statements:
-        if raw.type == "comment":
-            continue
-        if pending_global and raw.type == "statement_block":  # `global { ... }` inside `declare module`
-            _read_global(file, raw)
-            pending_global = False
-            continue
-        pending_global = raw.type == "expression_statement" and _text(raw).strip().rstrip(";") == "global"
-        if pending_global:
-            continue
-        if raw.type == "ambient_declaration" and raw.named_children and raw.named_children[0].type == "statement_block":
-            if _text(raw).lstrip().startswith(("declare global", "global")):
-                _read_global(file, raw.named_children[0])
-            continue
-        node = _unwrap(raw)
-        if node is None:
-            continue
-        if node.type == "export_statement":
-            _read_export(file, scope, node)
-            continue
-        if node.type == "import_statement":
-            _read_import(scope, node)
-            continue
-        if node.type == "import_alias":
-            ident = next((c for c in node.named_children if c.type == "identifier"), None)
-            target = node.named_children[-1] if node.named_children else None
-            if ident is not None and target is not None:
-                scope.add(Decl("alias", _text(ident), node, scope, imported=_text(target)))
-            continue
-        if node.type == "module" and _string(node.child_by_field_name("name")) is not None:
-            spec = _string(node.child_by_field_name("name")) or ""
-            block = Scope("ambient", file, None, f'module "{spec}"')
-            body = node.child_by_field_name("body")
-            if body is not None:
-                _read_block(file, block, body.named_children)
-            file.ambient.append((spec, block))
-            continue
-        for decl in _declarations(node, scope):
-            scope.add(decl)
-
-
-def _read_global(file: DtsFile, block_node: Any) -> None:
-    block = Scope("global", file, None, f"{file.path} (global)")
-    file.globals.append(block)
-    _read_block(file, block, block_node.named_children)
-
-
-def _declarations(node: Any, scope: Scope) -> list[Decl]:
-    kind = {
-        "interface_declaration": "interface",
-        "class_declaration": "class",
-        "abstract_class_declaration": "class",
-        "type_alias_declaration": "type",
-        "enum_declaration": "enum",
-        "function_signature": "function",
-        "function_declaration": "function",
-        "generator_function_declaration": "function",
-    }.get(node.type)
-    if kind is not None:
-        name = node.child_by_field_name("name")
-        return [Decl(kind, _text(name), node, scope)] if name is not None else []
-    if node.type in ("lexical_declaration", "variable_declaration"):
-        out: list[Decl] = []
-        for declarator in node.named_children:
-            if declarator.type == "variable_declarator":
-                name = declarator.child_by_field_name("name")
-                if name is not None and name.type == "identifier":
-                    out.append(Decl("var", _text(name), declarator, scope))
-        return out
-    if node.type in ("internal_module", "module"):
-        name = node.child_by_field_name("name")
-        if name is None:
-            return []
-        parts = _text(name).split(".")
-        body_node = node.child_by_field_name("body")
-        outer = Decl("namespace", parts[0], node, scope)
-        current, holder = outer, scope
-        for part in parts[1:]:  # `namespace A.B {}` is `namespace A { namespace B {} }`
-            middle = Scope("namespace", scope.file, holder, f"{holder.label}.{current.name}")
-            current.body = middle
-            inner = Decl("namespace", part, node, middle)
-            middle.add(inner)
-            current, holder = inner, middle
-        current.body = Scope("namespace", scope.file, holder, _text(name))
-        if body_node is not None:
-            _read_block(scope.file, current.body, body_node.named_children)
-        return [outer]
-    return []
-
-
-def _read_import(scope: Scope, node: Any) -> None:
-    source = _string(node.child_by_field_name("source"))
-    require = next((c for c in node.named_children if c.type == "import_require_clause"), None)
-    if require is not None:
-        ident = next((c for c in require.named_children if c.type == "identifier"), None)
-        spec = next((_string(c) for c in require.named_children if c.type == "string"), None)
-        if ident is not None and spec is not None:
-            scope.add(Decl("import", _text(ident), node, scope, spec=spec, imported="="))
-        return
-    clause = next((c for c in node.named_children if c.type == "import_clause"), None)
-    if clause is None or source is None:
-        return
-    for part in clause.named_children:
-        if part.type == "identifier":
-            scope.add(Decl("import", _text(part), node, scope, spec=source, imported="default"))
-        elif part.type == "namespace_import":
-            ident = next((c for c in part.named_children if c.type == "identifier"), None)
-            if ident is not None:
-                scope.add(Decl("import", _text(ident), node, scope, spec=source, imported="*"))
-        elif part.type == "named_imports":
-            for spec_node in part.named_children:
-                if spec_node.type != "import_specifier":
-                    continue
-                name = spec_node.child_by_field_name("name")
-                alias = spec_node.child_by_field_name("alias") or name
-                if name is not None and alias is not None:
-                    scope.add(Decl("import", _text(alias), node, scope, spec=source, imported=_text(name)))
-
-
-def _read_export(file: DtsFile, scope: Scope, node: Any) -> None:
-    tokens = [c.type for c in node.children]
-    declaration = node.child_by_field_name("declaration")
-    source = _string(node.child_by_field_name("source"))
-    if "=" in tokens and declaration is None:  # `export = X`
-        scope.export_equals = node.named_children[-1] if node.named_children else None
-        scope.has_exports = True
-        return
-    if "namespace" in tokens and source is None and declaration is None:  # `export as namespace X`
-        return
-    if declaration is not None:
-        inner = _unwrap(declaration)
-        decls = _declarations(inner, scope) if inner is not None else []
-        for decl in decls:
-            scope.add(decl)
-            scope.export("default" if "default" in tokens else decl.name, decl.name)
-        if "default" in tokens and not decls:
-            scope.export("default", "")
-        return
-    if "default" in tokens:
-        value = node.named_children[-1] if node.named_children else None
-        scope.export("default", _text(value) if value is not None and value.type == "identifier" else "")
-        return
-    clause = next((c for c in node.named_children if c.type == "export_clause"), None)
-    namespace = next((c for c in node.named_children if c.type == "namespace_export"), None)
-    if clause is not None:
-        for spec_node in clause.named_children:
-            if spec_node.type != "export_specifier":
-                continue
-            name = spec_node.child_by_field_name("name")
-            alias = spec_node.child_by_field_name("alias") or name
-            if name is not None and alias is not None:
-                scope.export(_text(alias).strip("'\""), _text(name).strip("'\""), source)
-        if not clause.named_children:
-            scope.has_exports = True  # `export {}`: marks a module
-        return
-    if namespace is not None and source is not None:
-        ident = next((c for c in namespace.named_children if c.type in ("identifier", "string")), None)
-        if ident is not None:
-            scope.export(_text(ident).strip("'\""), "*", source)
-        return
-    if source is not None:
-        scope.stars.append(source)
-        scope.has_exports = True
-
-
-# ---------------------------------------------------------------------- the world
-class DeclarationWorld:
-    """The declarations of one package and of whatever packages its types import, loaded on demand."""
-
-    def __init__(self, loader: PackageLoader) -> None:
-        self.loader = loader
-        self.packages: dict[str, NpmPackageFiles | None] = {}
-        self.files: dict[tuple[str, str], DtsFile] = {}
-        self.loaded_notes: list[str] = []
-        self._globals: dict[str, list[Decl]] = {}
-
-    def add_package(self, pkg: NpmPackageFiles) -> None:
-        if self.packages.get(pkg.name) is None:
-            self.packages[pkg.name] = pkg
-            self._globals.clear()  # a new package may declare more global names
-
-    async def package(self, name: str, wanted: str | None = None) -> NpmPackageFiles | None:
-        if name not in self.packages:
-            loaded = await self.loader(name, wanted)
-            if loaded is None:
-                self.packages[name] = None
-                self.loaded_notes.append(f"types of {name} could not be loaded")
-            else:
-                self.add_package(loaded)
-        return self.packages[name]
-
-    def file(self, pkg: NpmPackageFiles, path: str) -> DtsFile:
-        self.add_package(pkg)
-        key = (pkg.name, path)
-        if key not in self.files:
-            dts = pkg.parsed.get(path)  # a package's files read once per run (it is cached, immutable)
-            if not isinstance(dts, DtsFile):
-                dts = DtsFile(pkg, path)
-                _read_file(dts)
-                pkg.parsed[path] = dts
-            self.files[key] = dts
-        return self.files[key]
-
-    # ------------------------------------------------------------------ modules
-    async def entry(self, pkg: NpmPackageFiles, path: str) -> ModuleView:
-        return await self._module_of_file(self.file(pkg, path))
-
-    async def _module_of_file(self, dts: DtsFile) -> ModuleView:
-        scopes = [dts.root] if dts.root is not None else []
-        augmenting = await self._augmentations(dts.package, lambda spec, origin: self._resolves_to(spec, origin, dts))
-        scopes += augmenting
-        for block in augmenting:  # names declared in one augmentation are visible in the others
-            block.merged_with = [s for s in scopes if s is not block]
-        root = dts.root
-        if root is not None and root.export_equals is not None and root.export_equals.type == "identifier":
-            # Augmenting a module that says `export = X` merges into namespace X (lodash's LoDashStatic).
-            for decl in root.names.get(_text(root.export_equals), []):
-                if decl.kind == "namespace":
-                    decl.merged.extend(s for s in augmenting if s not in decl.merged)
-        for ref in _PATH_REFERENCE.findall(dts.package.texts.get(dts.path, "")):
-            target = _dts_path(dts.package, posixpath.join(posixpath.dirname(dts.path), ref))
-            if target is not None and target != dts.path:
-                referenced = self.file(dts.package, target)
-                scopes.extend(s for s in referenced.globals if s not in scopes)
-        return ModuleView(f"{dts.package.name}/{dts.path}", scopes, dts)
-
-    def _resolves_to(self, spec: str, origin: DtsFile, target: DtsFile) -> bool:
-        if not spec.startswith(".") or origin.package.name != target.package.name:
-            return False
-        joined = posixpath.join(posixpath.dirname(origin.path), spec)
-        return _dts_path(origin.package, joined, origin.path) == target.path
-
-    async def _augmentations(self, pkg: NpmPackageFiles, matches: Callable[[str, DtsFile], bool]) -> list[Scope]:
-        """`declare module "..."` blocks in any declaration file of the package that target a module."""
-        found: list[Scope] = []
-        for path, text in sorted(pkg.texts.items()):
-            if not path.endswith(_DTS) or "declare module" not in text:
-                continue
-            specs = _AMBIENT.findall(text)
-            origin_probe = DtsFile(pkg, path)
-            if not any(matches(spec, origin_probe) for spec in specs):
-                continue
-            dts = self.file(pkg, path)
-            found.extend(block for spec, block in dts.ambient if matches(spec, dts))
-        return found
-
-    async def module(self, spec: str, origin: DtsFile, depth: int = 0) -> ModuleView | None:
-        """The module a specifier names, seen from a declaration file (relative, ambient or a package)."""
-        if depth > MAX_DEPTH:
-            return None
-        if spec.startswith("."):
-            path = _dts_path(origin.package, posixpath.join(posixpath.dirname(origin.path), spec), origin.path)
-            if path is None:
-                return None
-            return await self._module_of_file(self.file(origin.package, path))
-        scopes: list[Scope] = []
-        dts: DtsFile | None = None
-        bare = spec.removeprefix("node:")
-        if node_builtin(spec) or node_builtin(f"node:{bare}"):
-            node_types = await self.package("@types/node")
-            if node_types is not None:
-                scopes += await self._augmentations(node_types, lambda s, _o: s in (spec, bare, f"node:{bare}"))
-        else:
-            package_name, subpath = _split_specifier(spec)
-            for candidate in _types_candidates(origin.package, package_name):
-                pkg = await self.package(candidate, _dependency_range(origin.package, candidate))
-                if pkg is None:
-                    continue
-                path = types_entry(pkg, subpath)
-                if path is not None:
-                    dts = self.file(pkg, path)
-                    view = await self._module_of_file(dts)
-                    scopes += view.scopes
-                    break
-        for pkg in [p for p in self.packages.values() if p is not None]:
-            scopes += [s for s in await self._augmentations(pkg, lambda s, _o: s == spec) if s not in scopes]
-        if not scopes:
-            return None
-        return ModuleView(spec, scopes, dts)
-
-    # ------------------------------------------------------------------ global names
-    async def global_decls(self, name: str) -> list[Decl]:
-        if name in self._globals:
-            return self._globals[name]
-        out: list[Decl] = []
-        for pkg in [p for p in self.packages.values() if p is not None]:
-            for path, text in sorted(pkg.texts.items()):
-                if not path.endswith(_DTS) or name not in text:
-                    continue
-                if "global" not in text and re.search(r"^(import|export)\b", text, re.M):
-                    continue  # a module file without global declarations
-                dts = self.file(pkg, path)
-                for block in dts.globals:
-                    out.extend(block.names.get(name, []))
-        self._globals[name] = out
-        return out
-
-
-@dataclass
-class ModuleView:
-    label: str
-    scopes: list[Scope]
-    file: DtsFile | None
 
 
 # ---------------------------------------------------------------------- resolution
@@ -2304,6 +1884,471 @@ def _module_decl(decl: Decl, module: ModuleView) -> Decl:
 
 def _is_type_parameter(scope: Scope, name: str) -> bool:
     return "." not in name and len(name) <= 2 and name[:1].isupper()
+'''
+
+# %% embedded module packages/dts_scopes.py sha256=76aa2a4023ac4317c55198693a1d48b0d043fa3b793f45ed6c68a25489dc94a4
+HB_MODULES['packages/dts_scopes.py'] = r'''"""TypeScript declaration files (`.d.ts`) read into scopes of named declarations, without a checker.
+
+One file becomes a root scope (a module, or a script whose names are global), plus the blocks it
+holds: `declare module "x" {...}` (ambient modules and augmentations), `declare global {...}`
+and namespace bodies, each mapping names to their declarations (interfaces and namespaces
+merge across several), with the file's imports, exports, `export *` and `export =`. Nothing is
+resolved here; `dts` does that. TypeScript syntax newer than the grammar in use (variance and
+`const` modifiers on type parameters) is blanked first, names unchanged; a file that still has
+syntax errors is marked unreadable as a whole. tree-sitter is imported lazily. Embedded:
+standard library only at module level.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from .npm_tarball import NpmPackageFiles
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Any:
+    import tree_sitter_typescript
+    from tree_sitter import Language, Parser
+
+    return Parser(Language(tree_sitter_typescript.language_typescript()))
+
+
+def _text(node: Any) -> str:
+    return str(node.text.decode("utf-8", errors="replace"))
+
+
+def _string(node: Any) -> str | None:
+    if node is None or node.type != "string":
+        return None
+    inner = _text(node)
+    return inner[1:-1] if len(inner) >= 2 else None
+
+
+# ---------------------------------------------------------------------- declarations and scopes
+@dataclass
+class Decl:
+    """One declaration of a name in a scope (interfaces and namespaces merge across several)."""
+
+    kind: str  # interface | class | type | enum | function | var | namespace | import | alias | unreadable
+    name: str
+    node: Any
+    scope: Scope
+    spec: str | None = None  # import source
+    imported: str | None = None  # "*" | "default" | a name, for ES imports; for aliases: a dotted target
+    body: Scope | None = None  # namespaces
+    module: ModuleView | None = None  # whole-module imports (`import * as m`, `import m = require()`)
+    merged: list[Scope] = field(default_factory=list)  # augmentations merged into a namespace (`export =`)
+
+    @property
+    def bodies(self) -> list[Scope]:
+        return ([self.body] if self.body is not None else []) + self.merged
+
+
+class Scope:
+    """Names declared in a file, an ambient module block, a namespace body or a global block."""
+
+    def __init__(self, kind: str, file: DtsFile, parent: Scope | None, label: str) -> None:
+        self.kind = kind  # "module" | "script" | "ambient" | "namespace" | "global"
+        self.file = file
+        self.parent = parent
+        self.label = label
+        self.names: dict[str, list[Decl]] = {}
+        self.exports: dict[str, list[tuple[str, str | None]]] = {}  # name -> [(local name or imported, spec)]
+        self.stars: list[str] = []
+        self.export_equals: Any = None
+        self.has_exports = False
+        self.merged_with: list[Scope] = []  # the other declarations of a module this block augments
+
+    def add(self, decl: Decl) -> None:
+        self.names.setdefault(decl.name, []).append(decl)
+
+    def export(self, name: str, local: str, spec: str | None = None) -> None:
+        self.has_exports = True
+        self.exports.setdefault(name, []).append((local, spec))
+
+
+@dataclass
+class DtsFile:
+    package: NpmPackageFiles
+    path: str
+    root: Scope | None = None
+    ambient: list[tuple[str, Scope]] = field(default_factory=list)  # `declare module "x"` blocks
+    globals: list[Scope] = field(default_factory=list)  # `declare global` blocks and script files
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.package.name, self.path)
+
+
+@dataclass
+class ModuleView:
+    label: str
+    scopes: list[Scope]
+    file: DtsFile | None
+
+
+# ---------------------------------------------------------------------- reading one file
+_VARIANCE = re.compile(r"([<,]\s*(?:/\*(?:[^*]|\*(?!/))*\*/\s*)?)((?:in\s+out|in|out|const)\s+)(?=[A-Za-z_$])")
+
+
+def without_type_parameter_modifiers(text: str) -> str:
+    """`<out T>`, `<in out T>`, `<const T>` (TS 4.7/5.0) blanked: the grammar in use rejects them, names stay."""
+    return _VARIANCE.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
+
+
+def _read_file(file: DtsFile) -> None:
+    text = without_type_parameter_modifiers(file.package.texts.get(file.path, ""))
+    tree = _parser().parse(text.encode("utf-8"))
+    root = tree.root_node
+    is_module = any(c.type in ("import_statement", "export_statement", "import_alias") for c in root.named_children)
+    file.root = Scope("module" if is_module else "script", file, None, file.path)
+    _read_block(file, file.root, root.named_children)
+    if not is_module:
+        file.globals.append(file.root)
+    if root.has_error:
+        file.root.add(Decl("unreadable", "*", root, file.root))
+
+
+def _unwrap(node: Any) -> Any:
+    while node is not None and node.type in ("ambient_declaration", "expression_statement") and node.named_children:
+        if node.type == "ambient_declaration" and node.named_children[0].type == "statement_block":
+            return node
+        node = node.named_children[0]
+    return node
+
+
+def _read_block(file: DtsFile, scope: Scope, statements: Iterable[Any]) -> None:
+    pending_global = False
+    for raw in statements:
+        if raw.type == "comment":
+            continue
+        if pending_global and raw.type == "statement_block":  # `global { ... }` inside `declare module`
+            _read_global(file, raw)
+            pending_global = False
+            continue
+        pending_global = raw.type == "expression_statement" and _text(raw).strip().rstrip(";") == "global"
+        if pending_global:
+            continue
+        if raw.type == "ambient_declaration" and raw.named_children and raw.named_children[0].type == "statement_block":
+            if _text(raw).lstrip().startswith(("declare global", "global")):
+                _read_global(file, raw.named_children[0])
+            continue
+        node = _unwrap(raw)
+        if node is None:
+            continue
+        if node.type == "export_statement":
+            _read_export(file, scope, node)
+            continue
+        if node.type == "import_statement":
+            _read_import(scope, node)
+            continue
+        if node.type == "import_alias":
+            ident = next((c for c in node.named_children if c.type == "identifier"), None)
+            target = node.named_children[-1] if node.named_children else None
+            if ident is not None and target is not None:
+                scope.add(Decl("alias", _text(ident), node, scope, imported=_text(target)))
+            continue
+        if node.type == "module" and _string(node.child_by_field_name("name")) is not None:
+            spec = _string(node.child_by_field_name("name")) or ""
+            block = Scope("ambient", file, None, f'module "{spec}"')
+            body = node.child_by_field_name("body")
+            if body is not None:
+                _read_block(file, block, body.named_children)
+            file.ambient.append((spec, block))
+            continue
+        for decl in _declarations(node, scope):
+            scope.add(decl)
+
+
+def _read_global(file: DtsFile, block_node: Any) -> None:
+    block = Scope("global", file, None, f"{file.path} (global)")
+    file.globals.append(block)
+    _read_block(file, block, block_node.named_children)
+
+
+def _declarations(node: Any, scope: Scope) -> list[Decl]:
+    kind = {
+        "interface_declaration": "interface",
+        "class_declaration": "class",
+        "abstract_class_declaration": "class",
+        "type_alias_declaration": "type",
+        "enum_declaration": "enum",
+        "function_signature": "function",
+        "function_declaration": "function",
+        "generator_function_declaration": "function",
+    }.get(node.type)
+    if kind is not None:
+        name = node.child_by_field_name("name")
+        return [Decl(kind, _text(name), node, scope)] if name is not None else []
+    if node.type in ("lexical_declaration", "variable_declaration"):
+        out: list[Decl] = []
+        for declarator in node.named_children:
+            if declarator.type == "variable_declarator":
+                name = declarator.child_by_field_name("name")
+                if name is not None and name.type == "identifier":
+                    out.append(Decl("var", _text(name), declarator, scope))
+        return out
+    if node.type in ("internal_module", "module"):
+        name = node.child_by_field_name("name")
+        if name is None:
+            return []
+        parts = _text(name).split(".")
+        body_node = node.child_by_field_name("body")
+        outer = Decl("namespace", parts[0], node, scope)
+        current, holder = outer, scope
+        for part in parts[1:]:  # `namespace A.B {}` is `namespace A { namespace B {} }`
+            middle = Scope("namespace", scope.file, holder, f"{holder.label}.{current.name}")
+            current.body = middle
+            inner = Decl("namespace", part, node, middle)
+            middle.add(inner)
+            current, holder = inner, middle
+        current.body = Scope("namespace", scope.file, holder, _text(name))
+        if body_node is not None:
+            _read_block(scope.file, current.body, body_node.named_children)
+        return [outer]
+    return []
+
+
+def _read_import(scope: Scope, node: Any) -> None:
+    source = _string(node.child_by_field_name("source"))
+    require = next((c for c in node.named_children if c.type == "import_require_clause"), None)
+    if require is not None:
+        ident = next((c for c in require.named_children if c.type == "identifier"), None)
+        spec = next((_string(c) for c in require.named_children if c.type == "string"), None)
+        if ident is not None and spec is not None:
+            scope.add(Decl("import", _text(ident), node, scope, spec=spec, imported="="))
+        return
+    clause = next((c for c in node.named_children if c.type == "import_clause"), None)
+    if clause is None or source is None:
+        return
+    for part in clause.named_children:
+        if part.type == "identifier":
+            scope.add(Decl("import", _text(part), node, scope, spec=source, imported="default"))
+        elif part.type == "namespace_import":
+            ident = next((c for c in part.named_children if c.type == "identifier"), None)
+            if ident is not None:
+                scope.add(Decl("import", _text(ident), node, scope, spec=source, imported="*"))
+        elif part.type == "named_imports":
+            for spec_node in part.named_children:
+                if spec_node.type != "import_specifier":
+                    continue
+                name = spec_node.child_by_field_name("name")
+                alias = spec_node.child_by_field_name("alias") or name
+                if name is not None and alias is not None:
+                    scope.add(Decl("import", _text(alias), node, scope, spec=source, imported=_text(name)))
+
+
+def _read_export(file: DtsFile, scope: Scope, node: Any) -> None:
+    tokens = [c.type for c in node.children]
+    declaration = node.child_by_field_name("declaration")
+    source = _string(node.child_by_field_name("source"))
+    if "=" in tokens and declaration is None:  # `export = X`
+        scope.export_equals = node.named_children[-1] if node.named_children else None
+        scope.has_exports = True
+        return
+    if "namespace" in tokens and source is None and declaration is None:  # `export as namespace X`
+        return
+    if declaration is not None:
+        inner = _unwrap(declaration)
+        decls = _declarations(inner, scope) if inner is not None else []
+        for decl in decls:
+            scope.add(decl)
+            scope.export("default" if "default" in tokens else decl.name, decl.name)
+        if "default" in tokens and not decls:
+            scope.export("default", "")
+        return
+    if "default" in tokens:
+        value = node.named_children[-1] if node.named_children else None
+        scope.export("default", _text(value) if value is not None and value.type == "identifier" else "")
+        return
+    clause = next((c for c in node.named_children if c.type == "export_clause"), None)
+    namespace = next((c for c in node.named_children if c.type == "namespace_export"), None)
+    if clause is not None:
+        for spec_node in clause.named_children:
+            if spec_node.type != "export_specifier":
+                continue
+            name = spec_node.child_by_field_name("name")
+            alias = spec_node.child_by_field_name("alias") or name
+            if name is not None and alias is not None:
+                scope.export(_text(alias).strip("'\""), _text(name).strip("'\""), source)
+        if not clause.named_children:
+            scope.has_exports = True  # `export {}`: marks a module
+        return
+    if namespace is not None and source is not None:
+        ident = next((c for c in namespace.named_children if c.type in ("identifier", "string")), None)
+        if ident is not None:
+            scope.export(_text(ident).strip("'\""), "*", source)
+        return
+    if source is not None:
+        scope.stars.append(source)
+        scope.has_exports = True
+'''
+
+# %% embedded module packages/dts_world.py sha256=8635f0f2efc2cab572850595189e434dffe6fa4bd331cecd09921e15e64306e9
+HB_MODULES['packages/dts_world.py'] = r'''"""Which declaration files a specifier names, loading the packages that hold them on demand.
+
+A bare specifier is looked up the way TypeScript finds types: ambient `declare module "x"`
+blocks in the packages already loaded, Node's builtins in @types/node, else the package's own
+declarations (`exports` conditions `types`, `import`/`require`, `node`, `default`; `types`,
+`typings`, `main`, `index.d.ts`), else `@types/<name>` (the importing package's own dependency
+first). Relative specifiers map `./x.js` to `x.d.ts` (and to `x.d.mts` from a `.d.mts` file).
+Augmentations in any file of a package join the module they target, and an `export =`
+module's namespace takes them in. Embedded: standard library only at module level.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from .dts_scopes import Decl, DtsFile, ModuleView, Scope, _read_file, _text
+from .npm_tarball import NpmPackageFiles
+from .stdlib_names import node_builtin
+
+MAX_DEPTH = 24
+_DTS = (".d.ts", ".d.mts", ".d.cts")
+_AMBIENT = re.compile(r"""declare\s+module\s+['"]([^'"]+)['"]""")
+_PATH_REFERENCE = re.compile(r"""///\s*<reference\s+path=['"]([^'"]+)['"]""")
+
+PackageLoader = Callable[[str, str | None], Awaitable[NpmPackageFiles | None]]
+
+
+# ---------------------------------------------------------------------- the world
+class DeclarationWorld:
+    """The declarations of one package and of whatever packages its types import, loaded on demand."""
+
+    def __init__(self, loader: PackageLoader) -> None:
+        self.loader = loader
+        self.packages: dict[str, NpmPackageFiles | None] = {}
+        self.files: dict[tuple[str, str], DtsFile] = {}
+        self._globals: dict[str, list[Decl]] = {}
+
+    def add_package(self, pkg: NpmPackageFiles) -> None:
+        if self.packages.get(pkg.name) is None:
+            self.packages[pkg.name] = pkg
+            self._globals.clear()  # a new package may declare more global names
+
+    async def package(self, name: str, wanted: str | None = None) -> NpmPackageFiles | None:
+        if name not in self.packages:
+            loaded = await self.loader(name, wanted)
+            if loaded is None:
+                self.packages[name] = None  # not asked again; the names it would give stay unresolved
+            else:
+                self.add_package(loaded)
+        return self.packages[name]
+
+    def file(self, pkg: NpmPackageFiles, path: str) -> DtsFile:
+        self.add_package(pkg)
+        key = (pkg.name, path)
+        if key not in self.files:
+            dts = pkg.parsed.get(path)  # a package's files read once per run (it is cached, immutable)
+            if not isinstance(dts, DtsFile):
+                dts = DtsFile(pkg, path)
+                _read_file(dts)
+                pkg.parsed[path] = dts
+            self.files[key] = dts
+        return self.files[key]
+
+    # ------------------------------------------------------------------ modules
+    async def entry(self, pkg: NpmPackageFiles, path: str) -> ModuleView:
+        return await self._module_of_file(self.file(pkg, path))
+
+    async def _module_of_file(self, dts: DtsFile) -> ModuleView:
+        scopes = [dts.root] if dts.root is not None else []
+        augmenting = await self._augmentations(dts.package, lambda spec, origin: self._resolves_to(spec, origin, dts))
+        scopes += augmenting
+        for block in augmenting:  # names declared in one augmentation are visible in the others
+            block.merged_with = [s for s in scopes if s is not block]
+        root = dts.root
+        if root is not None and root.export_equals is not None and root.export_equals.type == "identifier":
+            # Augmenting a module that says `export = X` merges into namespace X (lodash's LoDashStatic).
+            for decl in root.names.get(_text(root.export_equals), []):
+                if decl.kind == "namespace":
+                    decl.merged.extend(s for s in augmenting if s not in decl.merged)
+        for ref in _PATH_REFERENCE.findall(dts.package.texts.get(dts.path, "")):
+            target = _dts_path(dts.package, posixpath.join(posixpath.dirname(dts.path), ref))
+            if target is not None and target != dts.path:
+                referenced = self.file(dts.package, target)
+                scopes.extend(s for s in referenced.globals if s not in scopes)
+        return ModuleView(f"{dts.package.name}/{dts.path}", scopes, dts)
+
+    def _resolves_to(self, spec: str, origin: DtsFile, target: DtsFile) -> bool:
+        if not spec.startswith(".") or origin.package.name != target.package.name:
+            return False
+        joined = posixpath.join(posixpath.dirname(origin.path), spec)
+        return _dts_path(origin.package, joined, origin.path) == target.path
+
+    async def _augmentations(self, pkg: NpmPackageFiles, matches: Callable[[str, DtsFile], bool]) -> list[Scope]:
+        """`declare module "..."` blocks in any declaration file of the package that target a module."""
+        found: list[Scope] = []
+        for path, text in sorted(pkg.texts.items()):
+            if not path.endswith(_DTS) or "declare module" not in text:
+                continue
+            specs = _AMBIENT.findall(text)
+            origin_probe = DtsFile(pkg, path)
+            if not any(matches(spec, origin_probe) for spec in specs):
+                continue
+            dts = self.file(pkg, path)
+            found.extend(block for spec, block in dts.ambient if matches(spec, dts))
+        return found
+
+    async def module(self, spec: str, origin: DtsFile, depth: int = 0) -> ModuleView | None:
+        """The module a specifier names, seen from a declaration file (relative, ambient or a package)."""
+        if depth > MAX_DEPTH:
+            return None
+        if spec.startswith("."):
+            path = _dts_path(origin.package, posixpath.join(posixpath.dirname(origin.path), spec), origin.path)
+            if path is None:
+                return None
+            return await self._module_of_file(self.file(origin.package, path))
+        scopes: list[Scope] = []
+        dts: DtsFile | None = None
+        bare = spec.removeprefix("node:")
+        if node_builtin(spec) or node_builtin(f"node:{bare}"):
+            node_types = await self.package("@types/node")
+            if node_types is not None:
+                scopes += await self._augmentations(node_types, lambda s, _o: s in (spec, bare, f"node:{bare}"))
+        else:
+            package_name, subpath = _split_specifier(spec)
+            for candidate in _types_candidates(origin.package, package_name):
+                pkg = await self.package(candidate, _dependency_range(origin.package, candidate))
+                if pkg is None:
+                    continue
+                path = types_entry(pkg, subpath)
+                if path is not None:
+                    dts = self.file(pkg, path)
+                    view = await self._module_of_file(dts)
+                    scopes += view.scopes
+                    break
+        for pkg in [p for p in self.packages.values() if p is not None]:
+            scopes += [s for s in await self._augmentations(pkg, lambda s, _o: s == spec) if s not in scopes]
+        if not scopes:
+            return None
+        return ModuleView(spec, scopes, dts)
+
+    # ------------------------------------------------------------------ global names
+    async def global_decls(self, name: str) -> list[Decl]:
+        if name in self._globals:
+            return self._globals[name]
+        out: list[Decl] = []
+        for pkg in [p for p in self.packages.values() if p is not None]:
+            for path, text in sorted(pkg.texts.items()):
+                if not path.endswith(_DTS) or name not in text:
+                    continue
+                if "global" not in text and re.search(r"^(import|export)\b", text, re.M):
+                    continue  # a module file without global declarations
+                dts = self.file(pkg, path)
+                for block in dts.globals:
+                    out.extend(block.names.get(name, []))
+        self._globals[name] = out
+        return out
 
 
 # ---------------------------------------------------------------------- package layout
@@ -2411,11 +2456,6 @@ def _conditional_types(pkg: NpmPackageFiles, value: Any, mode: str, depth: int) 
                 if path is not None:
                     return path
     return None
-
-
-def referenced_types(pkg: NpmPackageFiles, path: str) -> list[str]:
-    """`/// <reference types="x" />` names in a declaration file."""
-    return _TYPES_REFERENCE.findall(pkg.texts.get(path, ""))
 '''
 
 # %% embedded module packages/evidence.py sha256=7696d877152e33de3840894220834cb3afa1f34234201d91aa9e9c299bf67496
