@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallucinated-packages/v8'
 HB_PROTOCOL_VERSION = 8
-HB_PAYLOAD_SHA256 = '128ce384bb4bb88b26c74a8694945ffa00935893196548dc42c6bd918baab8ef'
+HB_PAYLOAD_SHA256 = 'e6cfc1f3687d7358c27d2e1914f063ad8353aeec1317657bd3dc88ccd2631a80'
 HB_TAG = 'hallucinated-packages/v8'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -1342,7 +1342,7 @@ async def resolve_candidates(
     return confirmed
 '''
 
-# %% embedded module packages/dts.py sha256=865d185c20177cd709cd48a6fb7598a13d363afe5fe28089379bf5acd9fcada2
+# %% embedded module packages/dts.py sha256=b639f0be3e040e11898f7a0836ad9c0f05baebf0c8b23a3c9344072a3ea945f4
 HB_MODULES['packages/dts.py'] = r'''"""What TypeScript declarations (`.d.ts`) say a value has: exports, members, call and `new` results.
 
 Many of the most used npm packages cannot be read from their JavaScript: lodash and jQuery are
@@ -1443,6 +1443,7 @@ class Resolver:
         self._seen: set[tuple[int, str]] = set()
         self._expanding: set[int] = set()
         self._exporting: set[tuple[int, str]] = set()
+        self._following: set[int] = set()
 
     # ------------------------------------------------------------------ module level
     async def exports(self, module: ModuleView, depth: int = 0) -> Members:
@@ -1585,26 +1586,37 @@ class Resolver:
         return out
 
     async def _follow(self, decls: list[Decl], depth: int) -> list[Decl]:
-        """Imports and aliases replaced by what they refer to."""
+        """Imports and aliases replaced by what they refer to (an alias that leads back to itself: unreadable)."""
         out: list[Decl] = []
         for decl in decls:
             if depth > MAX_DEPTH:
                 break
-            if decl.kind == "import" and decl.spec is not None:
-                module = await self._module_from(decl.scope, decl.spec, depth)
-                if module is None:
-                    out.append(Decl("unreadable", decl.name, decl.node, decl.scope, spec=decl.spec))
-                    continue
-                if decl.imported in ("*", "="):
-                    out.append(_module_decl(decl, module))
-                else:
-                    target = await self.export_decls(module, decl.imported or decl.name, depth + 1)
-                    out.extend(await self._follow(target, depth + 1) if target else
-                               [Decl("unreadable", decl.name, decl.node, decl.scope, spec=decl.spec)])  # fmt: skip
-            elif decl.kind == "alias" and decl.imported:
-                out.extend(await self._follow(await self.value_decls(decl.scope, decl.imported), depth + 1))
+            if decl.kind in ("import", "alias") and id(decl) in self._following:
+                out.append(Decl("unreadable", decl.name, decl.node, decl.scope, spec="a cycle of aliases"))
+                continue
+            self._following.add(id(decl))
+            try:
+                out.extend(await self._follow_one(decl, depth))
+            finally:
+                self._following.discard(id(decl))
+        return out
+
+    async def _follow_one(self, decl: Decl, depth: int) -> list[Decl]:
+        out: list[Decl] = []
+        if decl.kind == "import" and decl.spec is not None:
+            module = await self._module_from(decl.scope, decl.spec, depth)
+            if module is None:
+                return [Decl("unreadable", decl.name, decl.node, decl.scope, spec=decl.spec)]
+            if decl.imported in ("*", "="):
+                out.append(_module_decl(decl, module))
             else:
-                out.append(decl)
+                target = await self.export_decls(module, decl.imported or decl.name, depth + 1)
+                out.extend(await self._follow(target, depth + 1) if target else
+                           [Decl("unreadable", decl.name, decl.node, decl.scope, spec=decl.spec)])  # fmt: skip
+        elif decl.kind == "alias" and decl.imported:
+            out.extend(await self._follow(await self.value_decls(decl.scope, decl.imported), depth + 1))
+        else:
+            out.append(decl)
         return out
 
     # ------------------------------------------------------------------ values

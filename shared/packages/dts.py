@@ -98,6 +98,7 @@ class Resolver:
         self._seen: set[tuple[int, str]] = set()
         self._expanding: set[int] = set()
         self._exporting: set[tuple[int, str]] = set()
+        self._following: set[int] = set()
 
     # ------------------------------------------------------------------ module level
     async def exports(self, module: ModuleView, depth: int = 0) -> Members:
@@ -240,26 +241,37 @@ class Resolver:
         return out
 
     async def _follow(self, decls: list[Decl], depth: int) -> list[Decl]:
-        """Imports and aliases replaced by what they refer to."""
+        """Imports and aliases replaced by what they refer to (an alias that leads back to itself: unreadable)."""
         out: list[Decl] = []
         for decl in decls:
             if depth > MAX_DEPTH:
                 break
-            if decl.kind == "import" and decl.spec is not None:
-                module = await self._module_from(decl.scope, decl.spec, depth)
-                if module is None:
-                    out.append(Decl("unreadable", decl.name, decl.node, decl.scope, spec=decl.spec))
-                    continue
-                if decl.imported in ("*", "="):
-                    out.append(_module_decl(decl, module))
-                else:
-                    target = await self.export_decls(module, decl.imported or decl.name, depth + 1)
-                    out.extend(await self._follow(target, depth + 1) if target else
-                               [Decl("unreadable", decl.name, decl.node, decl.scope, spec=decl.spec)])  # fmt: skip
-            elif decl.kind == "alias" and decl.imported:
-                out.extend(await self._follow(await self.value_decls(decl.scope, decl.imported), depth + 1))
+            if decl.kind in ("import", "alias") and id(decl) in self._following:
+                out.append(Decl("unreadable", decl.name, decl.node, decl.scope, spec="a cycle of aliases"))
+                continue
+            self._following.add(id(decl))
+            try:
+                out.extend(await self._follow_one(decl, depth))
+            finally:
+                self._following.discard(id(decl))
+        return out
+
+    async def _follow_one(self, decl: Decl, depth: int) -> list[Decl]:
+        out: list[Decl] = []
+        if decl.kind == "import" and decl.spec is not None:
+            module = await self._module_from(decl.scope, decl.spec, depth)
+            if module is None:
+                return [Decl("unreadable", decl.name, decl.node, decl.scope, spec=decl.spec)]
+            if decl.imported in ("*", "="):
+                out.append(_module_decl(decl, module))
             else:
-                out.append(decl)
+                target = await self.export_decls(module, decl.imported or decl.name, depth + 1)
+                out.extend(await self._follow(target, depth + 1) if target else
+                           [Decl("unreadable", decl.name, decl.node, decl.scope, spec=decl.spec)])  # fmt: skip
+        elif decl.kind == "alias" and decl.imported:
+            out.extend(await self._follow(await self.value_decls(decl.scope, decl.imported), depth + 1))
+        else:
+            out.append(decl)
         return out
 
     # ------------------------------------------------------------------ values
