@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallucinated-packages/v8'
 HB_PROTOCOL_VERSION = 8
-HB_PAYLOAD_SHA256 = 'e6cfc1f3687d7358c27d2e1914f063ad8353aeec1317657bd3dc88ccd2631a80'
+HB_PAYLOAD_SHA256 = 'f09fe96dda4c43784f136fe572cf6d518c5e2dc6fd89dd453bcb4a79782f3e00'
 HB_TAG = 'hallucinated-packages/v8'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -8501,21 +8501,21 @@ def node_builtin(specifier: str) -> bool:
     return specifier in NODE_BUILTINS
 '''
 
-# %% embedded module packages/task_v8.py sha256=1192c5053114b1789dcee3903d499cdc419949799e6a76305f2627152cff8f34
+# %% embedded module packages/task_v8.py sha256=be1d8992cb917c38bbc37f6699fbf72403e321e538616d3f625459706d8aea48
 HB_MODULES['packages/task_v8.py'] = r'''"""Entry module of hallucinated-packages v8: v7's prompts and cases, scored by the general symbol gate.
 
-Follows the contract in `hallubench.specs`. Rendering, playing and aggregating are v7's
+Follows the contract in `hallubench.contract`. Rendering, playing and aggregating are v7's
 (`protocol`, `scoring`), so every v8 prompt is byte-identical to v7's and
 `rescore --task hallucinated-packages/v7 --scorer hallucinated-packages/v8` applies to every
 hosted v7 run. What v8 changes is what the embedded gate decides (stubs in 3.12+ syntax,
 names a package binds dynamically but declares, CommonJS/UMD exports with `export =` typings,
-members of objects built by `express()` or `new Foo()`, one verdict per imported name), and
-`explain_change`, which says why a row's verdict differs from v7's.
+members of objects built by `express()` or `new Foo()`, one verdict per imported name). Why a
+row's verdict differs from v7's is told by `rescore` (`hallubench.tooling.packages.changes`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ..conversation import Conversation
@@ -8545,31 +8545,6 @@ def preflight(cases: Sequence[dict[str, Any]]) -> dict[str, Any]:
     report = run_preflight(gate=True)
     report["cases"] = len(cases)
     return report
-
-
-def explain_change(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
-    """Why this version's row differs from an earlier version's: each reference verdict that changed."""
-    lines: list[str] = []
-    old = _verdicts(before)
-    new = _verdicts(after)
-    for key in sorted(set(old) | set(new)):
-        was, now = old.get(key), new.get(key)
-        if was is None or now is None or was[0] != now[0]:
-            level, name = key
-            then = was[0] if was else "not checked"
-            reason = now[1] if now else (was[1] if was else "")
-            lines.append(f"{level} {name}: {then} -> {now[0] if now else 'not checked'} ({reason})")
-    return lines or [f"{before.get('verdict')} -> {after.get('verdict')}: {after.get('detail')}"]
-
-
-def _verdicts(row: Mapping[str, Any]) -> dict[tuple[str, str], tuple[str, str]]:
-    out: dict[tuple[str, str], tuple[str, str]] = {}
-    verdicts = row.get("verdicts")
-    for item in verdicts if isinstance(verdicts, list) else []:
-        if isinstance(item, Mapping):
-            key = (str(item.get("level")), str(item.get("name")))
-            out.setdefault(key, (str(item.get("verdict")), str(item.get("reason", ""))[:240]))
-    return out
 '''
 
 # %% embedded module packages/wellformed.py sha256=83974509242f5a822ff447460e718c53f759becac5122440757d73c750e980c8
@@ -9289,7 +9264,7 @@ def parse_python(
         return ast.parse(source, filename=filename, feature_version=feature_version)
 '''
 
-# %% embedded module rows.py sha256=8b4ef10b7896fa4cb9c920f86b60b2d64710bd37fbe57cf5e0a44fc0c0bdf7d9
+# %% embedded module rows.py sha256=f48804b13d42bb2a0093d7d2207abb752dd1226800f75b8316cecbe921fa57c3
 HB_MODULES['rows.py'] = r'''"""Row results: one self-identifying dict per case, whatever happened while playing it.
 
 Run files do not store a task's inputs, so every row result carries the protocol id, the
@@ -9339,6 +9314,15 @@ class RecordingConversation:
         if not isinstance(reply, str):
             raise ModelCallError(f"model call {self.calls} returned {type(reply).__name__}, not text")
         return reply
+
+
+class JsonSafeOutcome(dict[str, Any]):
+    """A play outcome its protocol built JSON-safe: str keys, lists (no tuples), finite floats only.
+
+    `play_row` takes such an outcome as it is, instead of walking every value of the row through
+    `json_safe` (a recursive clean-up that cost a benchmark's scorer a tenth of its time on every
+    rescore). The protocol's tests check the promise on generated replies.
+    """
 
 
 def json_safe(value: Any) -> Any:
@@ -9401,6 +9385,7 @@ def play_row(
     recorder = RecordingConversation(conversation)
     case_id = str(case.get("id", ""))
     outcome: dict[str, Any]
+    built_safe = False
     try:
         outcome = play(case, recorder)
         if not isinstance(outcome, dict):
@@ -9408,6 +9393,7 @@ def play_row(
         verdict = outcome.get("verdict")
         if verdict not in VERDICTS:
             raise ValueError(f"play returned verdict {verdict!r}, not one of {VERDICTS}")
+        built_safe = type(outcome) is JsonSafeOutcome
     except ModelCallError as exc:
         outcome = {"verdict": "error", "error_kind": "model_call", "detail": str(exc)}
     except Exception as exc:
@@ -9416,6 +9402,8 @@ def play_row(
     row.update(outcome)
     row["prompt_sha256"] = list(recorder.sent_sha256)
     row["calls"] = recorder.calls
+    if built_safe:
+        return row
     safe: dict[str, Any] = json_safe(row)
     return safe
 '''
@@ -9796,9 +9784,8 @@ def hallucinated_packages_v8_row(llm, case_json: str) -> dict:
 @kbench.task(name='hallucinated-packages-v8', description='The 17 prompts and cases of v7 (groups A-D, each asked k times, decoy gate and canary first), byte for byte, so every hosted v7 run can be scored again with v8. The symbol gate reads stubs written in newer Python syntax, names a package binds at run time but declares (stubs, __all__, __dir__), CommonJS/UMD exports with their `export =` typings, and members of objects built by calling or constructing an export (`express()`, `new Foo()`), one verdict per imported name; a name is missing only when every way it could exist was read.', version=8)
 def hallucinated_packages_v8(llm) -> float:
     cases = _hb_selected_cases()
-    preflight = getattr(_hb_entry, "preflight", None)
-    if preflight is not None:
-        print("preflight:", json.dumps(preflight(cases), sort_keys=True, default=str))
+    # the version declares a preflight (ProtocolSpec.preflight): once, before any model call; it may abort the run
+    print("preflight:", json.dumps(_hb_entry.preflight(cases), sort_keys=True, default=str))
     frame = pd.DataFrame(
         {"case_json": [json.dumps(case, sort_keys=True) for case in cases]},
         index=[case["id"] for case in cases],

@@ -1,10 +1,20 @@
-"""Suite-wide options and fixtures: the repository root, scratch copies, and the `live` switch."""
+"""Suite-wide options and fixtures: the repository root, scratch copies, and the `live` switch.
+
+The suite tests this checkout, installed or not: `hallubench` is imported from this checkout's
+`shared/` (a link named `hallubench` in a scratch folder put first on `sys.path` and on the
+children's `PYTHONPATH`), so a fresh clone, CI and an editable install of another checkout all
+test the same code. Nothing is written into the real home directory: caches go to a scratch
+folder for the session.
+"""
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import subprocess
+import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +22,20 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO_ROOT.parent / "shared"
+
+
+def _import_hallubench_from_this_checkout() -> Path:
+    scratch = Path(tempfile.mkdtemp(prefix="hallubench-tests-"))
+    atexit.register(shutil.rmtree, scratch, ignore_errors=True)
+    (scratch / "hallubench").symlink_to(REPO_ROOT / "shared", target_is_directory=True)
+    sys.path.insert(0, str(scratch))
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(scratch), os.environ.get("PYTHONPATH")]))
+    (scratch / "cache").mkdir()
+    os.environ["XDG_CACHE_HOME"] = str(scratch / "cache")  # e.g. the verified HumanEvalPack copy
+    return scratch
+
+
+SCRATCH = _import_hallubench_from_this_checkout()
 
 
 def pytest_configure(config: pytest.Config) -> None:

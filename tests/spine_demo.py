@@ -15,18 +15,23 @@ DESCRIPTIONS = {
 
 
 def _install_version(root: Path, version: int) -> None:
-    """Copy demo version `version`'s entry module and cases into `root` and register its spec."""
+    """Copy demo version `version`'s entry module and cases into `root` and declare it (tooling/benchmarks/demo.py)."""
     shutil.copyfile(DATA / f"demo_task_v{version}.py", root / "shared" / "demo" / f"task_v{version}.py")
     cases = root / "frozen_cases" / "demo" / f"v{version}"
     cases.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(DATA / f"demo_cases_v{version}.json", cases / "cases.json")
-    spec = (
-        "\n\nPROTOCOLS = (\n    *PROTOCOLS,\n    ProtocolSpec(\n"
-        f'        benchmark="demo",\n        version={version},\n        entry="demo/task_v{version}.py",\n'
-        f'        title="demo v{version}",\n        description={DESCRIPTIONS[version]!r},\n    ),\n)\n'
+    installed = sorted(int(p.stem.removeprefix("task_v")) for p in (root / "shared" / "demo").glob("task_v*.py"))
+    specs = "".join(
+        f'        ProtocolSpec(benchmark="demo", version={v}, entry="demo/task_v{v}.py", title="demo v{v}", '
+        f"description={DESCRIPTIONS[v]!r}),\n"
+        for v in installed
     )
-    specs = root / "shared" / "specs.py"
-    specs.write_text(specs.read_text(encoding="utf-8") + spec, encoding="utf-8")
+    declaration = (
+        '"""The demo benchmark of the spine tests."""\n\nfrom ..specs import Benchmark, ProtocolSpec\n\n'
+        'BENCHMARKS = (\n    Benchmark(\n        name="demo",\n        package="demo",\n'
+        f'        summary="a two-turn word echo",\n        protocols=(\n{specs}        ),\n    ),\n)\n'
+    )
+    (root / "shared" / "tooling" / "benchmarks" / "demo.py").write_text(declaration, encoding="utf-8")
 
 
 def install_demo(root: Path) -> None:
@@ -50,7 +55,7 @@ def built_demo_checkout(
     `hallubench build`; returns `root`."""
     import os
 
-    from hallubench.cli import main
+    from hallubench.tooling.cli import main
 
     project = Path(__file__).resolve().parents[1]
     for folder in ("shared", "frozen_cases", "tasks"):

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from hallubench.cli import main
 from hallubench.hashing import sha256_text
-from hallubench.taskfile.reader import TaskFileError, read_task_file
+from hallubench.tooling.cli import main
+from hallubench.tooling.taskfile.reader import TaskFileError, read_task_file
 
 from spine_demo import install_demo
 
@@ -72,6 +72,8 @@ def test_an_edited_task_file_is_rejected_by_the_reader(demo_repo: Path) -> None:
         ("import hallubench.hashing\n", "absolute import"),
         ("import pandas\n", "Kaggle image may lack"),
         ("from .missing_module import thing\n", "cannot resolve"),
+        ("from ..tooling.specs import ProtocolSpec\n", "which is tooling"),
+        ("def f():\n    from ..tooling.rescore import engine\n", "which is tooling"),
     ],
 )
 def test_embedding_rules_are_enforced(
@@ -132,3 +134,43 @@ def test_verify_compares_with_the_tagged_commit(demo_repo: Path, capsys: pytest.
     capsys.readouterr()
     assert main(["verify"]) == 1
     assert "under tag demo/v1" in capsys.readouterr().err
+
+
+def _declare(root: Path, **fields: str) -> None:
+    declaration = root / "shared" / "tooling" / "benchmarks" / "demo.py"
+    text = declaration.read_text(encoding="utf-8")
+    extra = "".join(f"{name}={value}, " for name, value in fields.items())
+    declaration.write_text(text.replace('title="', f'{extra}title="', 1), encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("entry_addition", "declared", "message"),
+    [
+        ("\n\ndef preflight(cases):\n    return {}\n", {}, "defines preflight() but the spec does not declare it"),
+        ("", {"comparable": "True"}, "has no comparable() function"),
+        ("", {"prepare": "True"}, "has no prepare() function"),
+        ("\n\ndef prepare(cases):\n    return cases[1:]\n", {"prepare": "True"}, "must keep every case, in order"),
+        (
+            "",
+            {"run_options": '(RunOption("url", "x", "where"),)'},
+            "play() takes 2 positional argument(s), the contract says 3",
+        ),
+        (
+            "\n\ndef render(case, extra):\n    return ''\n",
+            {},
+            "render() takes 2 positional argument(s), the contract says 1",
+        ),
+    ],
+)
+def test_the_entry_must_provide_exactly_what_its_spec_declares(
+    demo_repo: Path, capsys: pytest.CaptureFixture[str], entry_addition: str, declared: dict[str, str], message: str
+) -> None:
+    entry = demo_repo / "shared" / "demo" / "task_v1.py"
+    entry.write_text(entry.read_text(encoding="utf-8") + entry_addition, encoding="utf-8")
+    _declare(demo_repo, **declared)
+    declaration = demo_repo / "shared" / "tooling" / "benchmarks" / "demo.py"
+    declaration.write_text(
+        declaration.read_text().replace("import Benchmark, ProtocolSpec", "import Benchmark, ProtocolSpec, RunOption")
+    )
+    assert main(["build", "demo"]) == 2
+    assert message in capsys.readouterr().err

@@ -258,14 +258,14 @@ def test_cli_exit_codes(
     code: int,
     stdout_has: str,
 ) -> None:
-    from hallubench.cli import main
+    from hallubench.tooling.cli import main
 
     assert main(["check", "json", _write(tmp_path, "out.txt", content), *extra]) == code
     assert stdout_has in capsys.readouterr().out
 
 
 def test_cli_json_output_carries_the_result(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from hallubench.cli import main
+    from hallubench.tooling.cli import main
 
     path = _write(tmp_path, "out.txt", b'~~~JSON\n{"answer": [1, 2]}\n~~~\n')
     assert main(["check", "json", path, "--json"]) == 0
@@ -289,7 +289,7 @@ def test_cli_json_output_carries_the_result(tmp_path: Path, capsys: pytest.Captu
 def test_cli_unreadable_file_is_an_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], make_path: Callable[[Path], str], message: str
 ) -> None:
-    from hallubench.cli import main
+    from hallubench.tooling.cli import main
 
     path = make_path(tmp_path)
     assert main(["check", "json", path, "--json"]) == 2
@@ -303,7 +303,7 @@ def test_cli_unreadable_file_is_an_error(
 def test_cli_reads_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     import io
 
-    from hallubench.cli import main
+    from hallubench.tooling.cli import main
 
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"```\n[true, null]\n```\n")))
     assert main(["check", "json", "-", "--json"]) == 0
@@ -312,7 +312,7 @@ def test_cli_reads_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capture
 
 
 def test_cli_without_a_check_name_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
-    from hallubench.cli import main
+    from hallubench.tooling.cli import main
 
     assert main(["check"]) == 2
     assert "json" in capsys.readouterr().err

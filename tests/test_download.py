@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from hallubench.cli import main
-from hallubench.download import format_summary, summarize_downloads
+from hallubench.tooling.cli import main
+from hallubench.tooling.download import format_summary, summarize_downloads
 
 from support_kaggle.fake_kaggle_api import RUN_COMPLETED, RUN_ERRORED, RUN_RUNNING, FakeKaggleApi, make_zip
 from support_kaggle.harness import kaggle_test_env, run_hallubench, running_fake

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from hallubench.embedded_model import (
+from hallubench.tooling.embedded_model import (
     GGUF_SHA256,
     INSTALL_COMMAND,
     MODEL_NAME,
@@ -23,9 +23,9 @@ from hallubench.embedded_model import (
     locate_gguf,
     verified_gguf,
 )
-from hallubench.embedded_model.weights import verify_gguf
+from hallubench.tooling.embedded_model.weights import verify_gguf
 
-SERVER_MODULE = [sys.executable, "-m", "hallubench.embedded_model"]
+SERVER_MODULE = [sys.executable, "-m", "hallubench.tooling.embedded_model"]
 
 
 def _pid_alive(pid: int) -> bool:
@@ -68,7 +68,7 @@ def test_missing_weights_package_names_the_install_command(tmp_path: Path) -> No
     env = {key: value for key, value in os.environ.items() if key != "GGUF"}
     env["PYTHONPATH"] = str(tmp_path)
     result = subprocess.run(
-        [sys.executable, "-S", "-m", "hallubench.embedded_model", "--port", "0"],
+        [sys.executable, "-S", "-m", "hallubench.tooling.embedded_model", "--port", "0"],
         env=env,
         capture_output=True,
         text=True,

@@ -164,7 +164,7 @@ def test_module_works_when_embedded_under_another_package() -> None:
             assert (node.module or "").split(".")[0] in sys.stdlib_module_names, node.module
     from pathlib import PurePosixPath
 
-    from hallubench.taskfile.closure import module_closure
+    from hallubench.tooling.taskfile.closure import module_closure
 
     shared = Path(hallubench.extract.__file__).parent
     closure = module_closure(shared, PurePosixPath("extract.py"))

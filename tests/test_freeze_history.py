@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from hallubench.cli import main
 from hallubench.hashing import sha256_bytes
+from hallubench.tooling.cli import main
 
 LOCK = Path("frozen_cases") / "protocols.lock"
 

@@ -1,4 +1,4 @@
-"""Tests for hallubench.kaggle_runs against real kaggle-benchmarks 0.6.2 run files.
+"""Tests for hallubench.tooling.kaggle_runs against real kaggle-benchmarks 0.6.2 run files.
 
 The reference files live outside the repository (`<repo>/../shared/reference/kbench-run-files`,
 see its README); the expected facts about each of them are in
@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hallubench.kaggle_runs import (
+from hallubench.tooling.kaggle_runs import (
     AssertionStatus,
     Attachment,
     BooleanResult,

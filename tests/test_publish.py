@@ -13,18 +13,19 @@ from pathlib import Path
 import pytest
 import requests
 
-from hallubench import specs
-from hallubench.cli import main
 from hallubench.hashing import sha256_bytes
-from hallubench.kaggle_access import CredentialSource, _no_network_and_quiet, find_credentials
-from hallubench.lockfile import Lock, LockEntry, write_lock
-from hallubench.publish import slugify_task_name, validate_task_file
+from hallubench.tooling import specs
+from hallubench.tooling.cli import main
+from hallubench.tooling.kaggle_access import CredentialSource, _no_network_and_quiet, find_credentials
+from hallubench.tooling.lockfile import Lock, LockEntry, write_lock
+from hallubench.tooling.publish import slugify_task_name, validate_task_file
 
 from support_kaggle.fake_kaggle_api import ERRORED, FakeKaggleApi
 from support_kaggle.harness import clean_env, kaggle_test_env, run_hallubench, running_fake
 
 DATA = Path(__file__).parent / "data" / "publish"
 GOOD_TASK = DATA / "good_task.py"
+REGISTRY_MODULE = Path(specs.__file__)
 CASES = json.loads((DATA / "validation_cases.json").read_text(encoding="utf-8"))["cases"]
 
 
@@ -56,8 +57,8 @@ def test_kaggle_client_agrees_with_our_reading_of_the_files(tmp_path: Path) -> N
     script = r"""
 import json, sys
 from pathlib import Path
-from hallubench.kaggle_access import _import_kaggle_api_class
-from hallubench.publish import convert_to_notebook, slugify_task_name, validate_task_file
+from hallubench.tooling.kaggle_access import _import_kaggle_api_class
+from hallubench.tooling.publish import convert_to_notebook, slugify_task_name, validate_task_file
 KaggleApi = _import_kaggle_api_class()
 
 def without_cell_ids(text):  # nbformat gives every cell a random id
@@ -100,7 +101,7 @@ print(json.dumps(report))
 
 def test_dry_run_needs_no_credentials_and_never_imports_kaggle(tmp_path: Path) -> None:
     script = (
-        "import sys; from hallubench.cli import main; "
+        "import sys; from hallubench.tooling.cli import main; "
         f"code = main(['push', {str(GOOD_TASK)!r}, '--dry-run', '-d', 'me/riddles']); "
         "print('KAGGLE-IMPORTED' if 'kaggle' in sys.modules else 'kaggle-not-imported'); sys.exit(code)"
     )
@@ -223,9 +224,9 @@ def test_push_wait_reports_a_failed_creation(tmp_path: Path) -> None:
 
 
 def _frozen_checkout(root: Path, recorded_sha256: str | None = None) -> Path:
-    """A minimal checkout (frozen_cases/, shared/specs.py) whose lock freezes tasks/riddle_v1.py."""
-    (root / "shared").mkdir(parents=True)
-    (root / "shared" / "specs.py").write_text("PROTOCOLS = ()\n", encoding="utf-8")
+    """A minimal checkout (frozen_cases/, a registry without benchmarks) whose lock freezes tasks/riddle_v1.py."""
+    (root / "shared" / "tooling").mkdir(parents=True)
+    shutil.copyfile(REGISTRY_MODULE, root / "shared" / "tooling" / "specs.py")
     (root / "tasks").mkdir()
     task_file = root / "tasks" / "riddle_v1.py"
     shutil.copyfile(GOOD_TASK, task_file)
@@ -278,7 +279,7 @@ def test_unreadable_lock_is_refused(
 
 
 def test_file_outside_the_lock_is_not_frozen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from hallubench.publish import check_frozen
+    from hallubench.tooling.publish import check_frozen
 
     _frozen_checkout(tmp_path / "repo")
     monkeypatch.delenv("HALLUBENCH_ROOT", raising=False)
@@ -385,7 +386,7 @@ def test_import_guard_blocks_http_and_restores_the_environment(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("protocol_id", [spec.protocol_id for spec in specs.PROTOCOLS])
+@pytest.mark.parametrize("protocol_id", [spec.protocol_id for spec in specs.installed_registry().protocols])
 def test_every_generated_task_file_would_push(
     protocol_id: str, repo_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from hallubench.cli import main
-from hallubench.kaggle_runs import load_runs
-from hallubench.rescore.engine import rescore_runs
-from hallubench.taskfile.reader import read_task_file
+from hallubench.tooling.cli import main
+from hallubench.tooling.kaggle_runs import load_runs
+from hallubench.tooling.rescore.engine import rescore_runs
+from hallubench.tooling.taskfile.reader import read_task_file
 
 from spine_demo import built_demo_checkout
 from support.hosted import run_like_kaggle

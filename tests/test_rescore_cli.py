@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from hallubench.cli import main
-from hallubench.rescore.progress import QUIET_BELOW_FILES, FileProgress
+from hallubench.tooling.cli import main
+from hallubench.tooling.rescore.progress import QUIET_BELOW_FILES, FileProgress
 
 SYNTHETIC = Path(__file__).parent / "data" / "kaggle_runs" / "synthetic_features.run.json"
 
@@ -78,7 +78,7 @@ def test_a_task_nobody_builds_needs_task_and_is_named(tmp_path: Path, capsys: py
 
 
 def test_the_feed_hands_on_what_it_read_while_looking_for_the_task(tmp_path: Path) -> None:
-    from hallubench.rescore.feed import RunFileFeed
+    from hallubench.tooling.rescore.feed import RunFileFeed
 
     for name in ("a.run.json", "c.run.json", "d.run.json"):
         shutil.copyfile(SYNTHETIC, tmp_path / name)

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hallubench.cli import main
+from hallubench.tooling.cli import main
 
 from spine_demo import built_demo_checkout
 from support.hosted import run_like_kaggle

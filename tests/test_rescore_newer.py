@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from hallubench.cli import main
+from hallubench.tooling.cli import main
 
 from spine_demo import built_demo_checkout
 from support.hosted import run_like_kaggle
@@ -43,12 +43,10 @@ def test_a_newer_scorer_rescores_the_rows_it_can_replay(
     assert "scored again with demo/v2" in out
     assert "stub/model-a: 2/3 rows scored, 1 verdict(s) changed; pass rate 0.333 -> 0.000" in out
     assert "NOT SCORED case w-0" in out and "demo/v2 sends a different conversation" in out
-    assert "CHANGED case w-apple" in out and "pass -> fail" in out  # every changed row, with why
 
     data = json.loads(report.read_text())
     (summary,) = data["newer_scorer"]["summary"]
     assert summary["changed_cases"] == ["w-apple"]
-    assert [(c["case_id"], c["from"], c["to"]) for c in summary["changed_rows"]] == [("w-apple", "pass", "fail")]
     rows = {row["case_id"]: row for row in data["models"]["stub/model-a"]["rows"]}
     assert rows["w-apple"]["row"]["verdict"] == "pass" and rows["w-apple"]["newer_row"]["verdict"] == "fail"
     assert rows["w-apple"]["newer_row"]["protocol"] == "demo/v2"

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from hallubench.cli import main
+from hallubench.tooling.cli import main
 
 from spine_demo import built_demo_checkout
 from support.hosted import run_like_kaggle
@@ -160,7 +160,7 @@ def test_a_byte_identical_copy_is_skipped_not_a_conflict(
     run = hosted.run(0)
     code, out, _ = _rescore(hosted, capsys, _write(tmp_path / "a.run.json", run), _write(tmp_path / "b.run.json", run))
     assert code == 0
-    assert "rows: 3  duplicates skipped: 3" in out and "CONFLICT" not in out
+    assert "rows: 3  identical copies skipped: 3" in out and "CONFLICT" not in out
 
 
 def test_two_runs_with_the_same_replies_both_count(
@@ -169,7 +169,7 @@ def test_two_runs_with_the_same_replies_both_count(
     # A deterministic model answers two runs identically: two samples each, not one row skipped as a copy.
     first, second = _write(tmp_path / "a.run.json", hosted.run(0)), _write(tmp_path / "b.run.json", hosted.run(1))
     code, out, _ = _rescore(hosted, capsys, first, second)
-    assert code == 0 and "rows: 6  duplicates skipped: 0" in out
+    assert code == 0 and "rows: 6  conflicting rows: 0" in out
 
 
 # -- the exit code and --quiet -----------------------------------------------------------------------------------

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from hallubench.cli import main
-from hallubench.runner import (
+from hallubench.tooling.cli import main
+from hallubench.tooling.runner import (
     COMPLETED,
     ModelEndpoint,
     ProgressDisplay,

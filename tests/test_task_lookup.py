@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from hallubench.cli import main
-from hallubench.task_lookup import AmbiguousTask, MissingTaskFile, TaskNotFound, find_task
+from hallubench.tooling.cli import main
+from hallubench.tooling.task_lookup import AmbiguousTask, MissingTaskFile, TaskNotFound, find_task
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -15,8 +15,9 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.mark.parametrize(
     ("name", "protocol"),
     [
-        ("hallumaze", "hallumaze/v2"),
+        ("hallumaze", "hallumaze/v3"),  # the newest of several
         ("hallumaze/v2", "hallumaze/v2"),
+        ("hallumaze/v3", "hallumaze/v3"),
         ("hallumaze_v2", "hallumaze/v2"),
         ("hallumaze-v2", "hallumaze/v2"),
         ("hallucinated-packages", "hallucinated-packages/v8"),  # the newest of several

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from hallubench.build import load_specs
-from hallubench.cli import main
+from hallubench.tooling.build import load_specs
+from hallubench.tooling.cli import main
 
 from support.hosted import run_like_kaggle
 

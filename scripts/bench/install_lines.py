@@ -23,7 +23,7 @@ from pathlib import Path
 
 from hallubench.packages.extract_answer import extract_answer
 from hallubench.packages.install_lines import install_references
-from hallubench.taskfile.reader import FrozenProtocol, read_task_file
+from hallubench.tooling.taskfile.reader import FrozenProtocol, read_task_file
 
 ROOT = Path(__file__).resolve().parents[2]
 FRAGMENTS = ("`", "pip install ", "`pip install x` ", "npm i a ", "pip install a==1 \\\n", "!pip install -r ",

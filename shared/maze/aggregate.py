@@ -1,11 +1,12 @@
 """One model's metrics over all of its rows: cheap enough to run for every model on every rescore.
 
-Denominators: rates that a trial earns (SR, HRR, MEI, BRS, score, and the labelled v1.1 score)
+Denominators: rates that a trial earns (SR, HRR, MEI, score, and the labelled v1.1 score)
 are averaged over **all** trials, an errored trial counting 0, so a harness that drops trials
-cannot flatter a model; `n_error` says how many there were. Counts (HC, BT, LT, teleports) and
-claim accuracy are averaged over scored trials, with their n. Calibration is pooled over every
-move that carries a stated confidence (never imputed). Intervals need resampling and live in
-`report`, not here.
+cannot flatter a model; `n_error` says how many there were. BRS and CE exist only where a
+trial met a lure or stated a confidence; they are averaged over those trials (`n_brs`, `n_ce`).
+Counts (HC, BT, LT, teleports) and claim accuracy are averaged over scored trials, with their n.
+Calibration is pooled over every move that carries a stated confidence (never imputed).
+Intervals need resampling and live in `report`, not here.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from typing import Any
 
 from .calibration import calibration_summary
 
-RATE_KEYS = ("sr", "hrr", "mei", "brs", "score")
+RATE_KEYS = ("sr", "hrr", "mei", "score")
+DEFINED_WHERE_MET = ("brs", "ce")  # per-trial values a trial may lack (no lure met, no confidence stated)
 COUNT_KEYS = ("hc", "bt", "lt", "teleports", "moves", "revisits")
 
 
@@ -121,7 +123,10 @@ def aggregate_rows(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         metrics[key] = sum(float(r["scores"][key]) for r in done) / n if n else None
     for key in COUNT_KEYS:
         metrics[key] = _mean([float(r["scores"][key]) for r in done])
-    metrics["ce"] = _mean([float(r["scores"]["ce"]) for r in done if r["scores"].get("ce") is not None])
+    for key in DEFINED_WHERE_MET:
+        present = [float(r["scores"][key]) for r in done if r["scores"].get(key) is not None]
+        metrics[key] = _mean(present)
+        metrics[f"n_{key}"] = len(present)
     metrics["format_failures"] = sum(1 for r in done if r["scores"]["format"]["failure"])
     metrics["calibration"] = calibration_summary(done)
     metrics["claims"] = claims_summary(done)

@@ -114,6 +114,11 @@ class Maze:
         return tuple(f"{r},{c}" for r, c in self.cell_at)
 
     @cached_property
+    def label_index(self) -> dict[str, int]:
+        """ "r,c" -> flat index, for the cells inside the grid (a STEP line's cell, as the fast reader keeps it)."""
+        return {label: index for index, label in enumerate(self.cell_label)}
+
+    @cached_property
     def dead_end_at(self) -> tuple[bool, ...]:
         """Flat index -> whether the cell is one of `dead_end_cells`."""
         return tuple(map(self.dead_end_cells.__contains__, self.cell_at))

@@ -57,8 +57,8 @@ class _Walk:
         self.ignored = 0
         self.events: list[dict[str, Any]] = []
 
-    def move(self, line: StepLine, log: dict[int, float]) -> tuple[str, tuple[Cell, Cell] | None]:
-        """Execute one declared move; returns the outcome and the passage if it closed a loop."""
+    def move(self, line: StepLine, parsed: ParsedReply) -> tuple[str, tuple[Cell, Cell] | None]:
+        """Execute one declared move of `parsed`; returns the outcome and the passage if it closed a loop."""
         maze = self.trial.maze
         number, cell, direction, _, confidence, _ = line
         if cell != self.position:
@@ -68,7 +68,7 @@ class _Walk:
             return "unreadable", None
         origin = self.position  # always inside the grid: only open moves change it
         if confidence is None:
-            confidence = log.get(number)
+            confidence = parsed.confidence_log.get(number)
         self.executed.append(_new_step(StepLine, (len(self.executed) + 1, origin, direction, None, confidence, 0)))
         n = maze.size
         dr, dc = DELTA[direction]
@@ -112,7 +112,7 @@ def play_interactive(trial: Trial, conv: Conversation) -> dict[str, Any]:
             if line.cell != walk.position and misplaced_at is None:
                 misplaced_at = line.cell
             origin = walk.position
-            outcome, closed = walk.move(line, parsed.confidence_log)
+            outcome, closed = walk.move(line, parsed)
             report.append(move_report(line.number, origin, line.direction or "?", outcome, walk.position))
             loop = loop or closed
             if walk.position == exit_cell:

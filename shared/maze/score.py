@@ -47,12 +47,13 @@ def score_parsed(
     """Score an already parsed reply (the interactive mode builds its own from the executed moves)."""
     trajectory = replay(maze, parsed, walls_block=walls_block)
     final = check_final_path(maze, parsed.final_path, solution)
-    result = trial_metrics(maze, parsed, trajectory, final, solution)
-    result["claims"] = claim_accuracy(maze, parsed, trajectory)
     legal = trajectory.legal
     origins = compress(trajectory.origins, legal)
     directions = cast("Iterable[str]", compress(trajectory.directions, legal))  # a legal move has a direction
-    result["lures"] = lure_behaviour(lure_slots, solution, zip(origins, directions, strict=True))
+    lures = lure_behaviour(lure_slots, solution, zip(origins, directions, strict=True))
+    result = trial_metrics(maze, parsed, trajectory, final, lures)
+    result["claims"] = claim_accuracy(maze, parsed, trajectory)
+    result["lures"] = lures
     result["trajectory"] = {  # compact strings: see `compact` (read them back with `read_cells`, `read_ints`)
         "cells": (
             cells_text(trajectory.cells)

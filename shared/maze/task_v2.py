@@ -1,4 +1,8 @@
-"""hallumaze v2: the entry module embedded into `tasks/hallumaze_v2.py` (see `hallubench.specs`).
+"""hallumaze v2: the entry module embedded into `tasks/hallumaze_v2.py` (see `hallubench.tooling.specs`).
+
+Frozen: the task file holds the code hosted v2 runs used, and `rescore` runs that copy. This
+module imports today's `shared/maze`, which has v3's scorer (`build --check` names the drift), so
+importing it from `shared/` scores as v3 does; use `task_v3` for that, and the task file for v2.
 
 `render(case)` is the first user message; `play(case, conv)` asks the model (once, or turn by
 turn in the interactive Ariadne's Thread mode) and scores the replies with the shared,

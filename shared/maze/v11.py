@@ -11,7 +11,11 @@ into measured ones with max(), every "dead end"/"막다른" mention counted as a
 counted by keyword, FINAL_PATH's start never checked, and a CE that treats every unit move as
 wrong (its direction lookup also matches the arrow keys, which are never wall attributes), so
 CE equals the mean stated confidence. One deliberate widening: STEP confidences are read after
-`confidence:` as well as `확신도:`, otherwise English replies would never carry a CE at all.
+`confidence:` as well as `확신도:`, otherwise English replies would never carry a CE at all. And
+since hallumaze v3, no reply can make this score raise or leave a value a run file cannot store:
+numbers longer than any int are read as the largest one (`parse_lines.whole_number`), a stated
+confidence over 1,000,000% as 1,000,000%, and claimed counts are stored up to 2^53
+(`metrics.stored_count`); v2 lost the reply's whole row to such an input.
 """
 
 from __future__ import annotations
@@ -23,9 +27,12 @@ from operator import is_not, itemgetter
 from typing import Any
 
 from .grid import BIT, NAME_OF_DELTA, OPPOSITE, Cell, Maze, step
+from .labels import Label
 from .lures import Lure
-from .metrics import v11_formulas
-from .parse import ParsedReply, anchored_matches, tight_cells
+from .metrics import stored_count, v11_formulas
+from .parse import ParsedReply
+from .parse_fast import tight_cells
+from .parse_lines import PERCENT_OF, cell_of, cells_of, whole_number
 
 V11_LABEL = "HalluMaze v1.1 scoring as coded (self-reports merged with max; CE as coded); for comparison only"
 
@@ -34,15 +41,18 @@ _SEED = re.compile(r"^\s*Seed:\s*(-?\d+)", re.M)
 _CELL_LINE = re.compile(r"^\s*\((\d+)\s*,\s*(\d+)\)\s*:\s*\[([^\]]*)\](.*)$")
 _LURE = re.compile(r"⚑\s*(?:hint toward\s+)?([NSEW])\s*(?:방향\s*힌트|hint)?\s*:\s*(.*?)(?=\s+⚑|$)")
 
+# v1.1 wrote `\)\s*[→\->\s]+\[?`: the two adjacent runs both take spaces, so a failing line tried
+# every split of a run of spaces (quadratic). One run of the union matches the same text with the
+# same groups.
 _V11_STEP = re.compile(
-    r"STEP\s+(\d+):\s*\((\d+),\s*(\d+)\)\s*[→\->\s]+\[?([NSEW←→↑↓]+)\]?"
+    r"STEP\s+(\d+):\s*\((\d+),\s*(\d+)\)[→\->\s]+\[?([NSEW←→↑↓]+)\]?"
     r"(?:\s*\|\s*(?:확신도|confidence)[:\s]*(\d+)%?)?",
     re.I,
 )
-_V11_PATH = re.compile(r"FINAL_PATH[:\s]+([\d,()\s→\->]+)", re.I)
+_V11_PATH = Label("final_path", r"FINAL_PATH[:\s]+([\d,()\s→\->]+)")
 _COORD = re.compile(r"\((\d+),\s*(\d+)\)")
-_V11_BT = re.compile(r"BACKTRACK_COUNT[:\s]*(\d+)", re.I)
-_V11_HC = re.compile(r"HALLUCINATION_COUNT[:\s]*(\d+)", re.I)
+_V11_BT = Label("backtrack_count", r"BACKTRACK_COUNT[:\s]*(\d+)")
+_V11_HC = Label("hallucination_count", r"HALLUCINATION_COUNT[:\s]*(\d+)")
 _FIRST, _SECOND, _FIFTH = itemgetter(0), itemgetter(1), itemgetter(4)
 _V11_DEAD = re.compile(r"dead_end|dead end|막다른")
 _V11_LOOP = re.compile(r"loop detected|loop_detected|루프")
@@ -95,16 +105,16 @@ def read_maze_text(text: str) -> tuple[Maze, tuple[Lure, ...]]:
     return Maze(size=size, open_sides=tuple(sides), seed=seed), tuple(lures)
 
 
-def _final_path_match(text: str) -> re.Match[str] | None:
-    """`_V11_PATH.search(text)`, tried only where a "_" allows (see `parse.anchored_matches`)."""
-    return next(anchored_matches(_V11_PATH, text, 5), None)
+def _percent(digits: str) -> float:
+    """v1.1's `int(conf) / 100.0`, with a stated confidence over 1,000,000% read as 1,000,000% (finite, storable)."""
+    return min(whole_number(digits), 1_000_000) / 100.0
 
 
 def _first_claims(text: str) -> tuple[int | None, int | None]:
     """The first BACKTRACK_COUNT and HALLUCINATION_COUNT, as v1.1's two `re.search` calls find them."""
-    bt = next(anchored_matches(_V11_BT, text, 9), None)
-    hc = next(anchored_matches(_V11_HC, text, 13), None)
-    return (int(bt.group(1)) if bt else None), (int(hc.group(1)) if hc else None)
+    bt = _V11_BT.first(text)
+    hc = _V11_HC.first(text)
+    return (whole_number(bt.group(1)) if bt else None), (whole_number(hc.group(1)) if hc else None)
 
 
 def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[str, Any]:
@@ -119,27 +129,27 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
     name_of = NAME_OF_DELTA
     outside = parsed.outside_steps if parsed is not None else None
     confidences: list[float | None]
-    step_cells: list[Cell]
+    labels: list[str]  # the STEP lines' cells, "r,c"
     if parsed is not None and outside is not None:
         lower = outside.lower()
-        step_cells = list(map(_SECOND, parsed.steps))  # StepLine.cell
-        confidences = list(map(_FIFTH, parsed.steps))  # StepLine.confidence; canonical: percent / 100, as below
+        columns = parsed.step_columns  # every step is a canonical line (None: there is none)
+        labels = columns.cells if columns is not None else []
+        confidences = list(map(PERCENT_OF.__getitem__, columns.percents)) if columns is not None else []
     else:
         lower = text.lower()
         steps = _V11_STEP.findall(text)
-        step_cells = [(int(r), int(c)) for _, r, c, _, _ in steps]
-        confidences = [int(conf) / 100.0 if conf else None for *_, conf in steps]
+        labels = [f"{r.lstrip('0') or '0'},{c.lstrip('0') or '0'}" for _, r, c, _, _ in steps]
+        confidences = [_percent(conf) if conf else None for *_, conf in steps]
     path: list[Cell] | None = None
-    path_match = _final_path_match(text)
+    path_match = _V11_PATH.first(text)
     if path_match:
         coords = tight_cells(path_match.group(1))
         if coords is None:
-            found = _COORD.findall(path_match.group(1))
-            coords = list(zip(map(int, map(_FIRST, found)), map(int, map(_SECOND, found)), strict=True))
+            coords = cells_of(_COORD.findall(path_match.group(1)))
         if len(coords) >= 2:
             path = coords
     # the STEP cells are only needed when there is no FINAL_PATH to check
-    checked = path or (step_cells if len(step_cells) > 1 else None)
+    checked = path or (list(map(cell_of, labels)) if len(labels) > 1 else None)
     halls, first, valid = 0, -1, False
     opened: list[bool] = []  # per pair of `checked`: an open passage (no count changes there)
     if checked and len(checked) > 1:
@@ -181,9 +191,9 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
     return {
         "label": V11_LABEL,
         "sr": 1.0 if valid else 0.0,
-        "hc": halls,
+        "hc": stored_count(halls),
         "fhr": first,
-        "bt": bt,
+        "bt": stored_count(bt),
         "lt": loops,
         "hrr": f["hrr"],
         "mei": f["mei"],

@@ -1,6 +1,6 @@
 """Replay what the model wrote against the maze: every count that matters is decided here.
 
-Rules (hallumaze v2):
+Rules (unchanged since hallumaze v2):
 
 * The replay starts at (0,0). A STEP whose stated cell is not the current cell is a
   **teleport** (counted apart); the replay then continues from the stated cell, so one slip
@@ -16,6 +16,12 @@ Rules (hallumaze v2):
 * A **dead end reached** is a legal arrival at a degree-1 cell other than the exit.
 * When a reply has no STEP line, its FINAL_PATH is replayed as the trajectory.
 
+These rules live in one place, `_walk`: a single pass over the declared moves on flat cell
+indices (`r * N + c`; a cell outside the grid, which a teleport or a jump can name, gets an
+index past the grid's). `Trajectory.moves` re-runs that same pass with a recorder for the
+per-move view. The one other replay, `verify_fast`, takes only well-formed walks (no teleport,
+no illegal move), where the rules reduce to table lookups and the stack; tests hold it to `_walk`.
+
 `check_final_path` applies the FINAL_PATH rules: starts at (0,0), ends at (N-1,N-1), unit
 moves only, no wall crossed. SR is 1 only then.
 """
@@ -26,16 +32,17 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import compress, count, filterfalse, repeat
-from operator import add, attrgetter, itemgetter, mul, or_
-from typing import NamedTuple, cast
+from itertools import count, filterfalse, repeat
+from operator import sub
+from typing import NamedTuple
 
-from .grid import BIT, CODE, DELTA, Cell, Maze, direction_between
+from .grid import CODE, DELTA, NAME_OF_DELTA, Cell, Maze
 from .parse import ParsedReply, StepLine
+from .verify_fast import walk_of_columns, walk_of_steps
 
 
 class Move(NamedTuple):
-    """One declared move after replay (a named tuple: a reply can hold hundreds)."""
+    """One declared move after replay, for transcripts and tests (`Trajectory.moves`)."""
 
     move: int  # 1-based position in the replay (`index` would shadow tuple.index)
     number: int
@@ -54,11 +61,7 @@ class Move(NamedTuple):
 
 @dataclass(frozen=True)
 class Trajectory:
-    """The verified walk: its counts, and per move the columns a row is made of.
-
-    Columns rather than one `Move` per move: a reply holds hundreds of moves and every rescore
-    replays it. `moves` builds the `Move`s on demand (transcripts, drawings, tests).
-    """
+    """The verified walk: its counts, and per move the columns a row is made of."""
 
     source: str  # steps | final_path | none
     move_count: int
@@ -80,14 +83,16 @@ class Trajectory:
     hallucination_moves: list[int]  # 1-based positions of wall and out-of-grid moves
     teleport_moves: list[int]  # 1-based positions of teleports and jumps
     replayed: tuple[Maze, ParsedReply, bool] = field(compare=False, repr=False)
-    # the flat indices of `cells` when all lie inside the grid (the flat replay's), else None
+    # `cells` as flat indices (r * N + c) when every one lies inside the grid, else None
     cell_indices: list[int] | None = field(default=None, compare=False, repr=False)
 
     @cached_property
     def moves(self) -> tuple[Move, ...]:
-        """Every move with its outcome and flags (the line-by-line replay, run again)."""
+        """Every move with its outcome and flags: the same walk, run again with a recorder."""
         maze, parsed, walls_block = self.replayed
-        return _replay_moves(maze, parsed, walls_block=walls_block)[0]
+        recorded: list[Move] = []
+        _walk(maze, parsed, walls_block, recorded)
+        return tuple(recorded)
 
 
 @dataclass(frozen=True)
@@ -104,111 +109,168 @@ class FinalPathCheck:
     is_solution: bool
 
 
+_new_tuple = tuple.__new__  # a StepLine from its fields, without a Python frame each
+
+
 def _path_as_steps(path: Sequence[Cell]) -> list[StepLine]:
-    out: list[StepLine] = []
-    for i, (a, b) in enumerate(itertools.pairwise(path), start=1):
-        name = direction_between(a, b)
-        out.append(StepLine(i, a, name, None if name else b, None, 0))
-    return out
+    """FINAL_PATH's cells as the moves they declare: a unit move is a direction, any other a jump to the next cell."""
+    rows, columns = map(list, zip(*path, strict=True))
+    deltas = zip(map(sub, rows[1:], rows[:-1]), map(sub, columns[1:], columns[:-1]), strict=True)
+    names = list(map(NAME_OF_DELTA.get, deltas))  # `direction_between` of each pair
+    targets = [None if name else b for name, b in zip(names, path[1:], strict=True)]
+    fields = zip(count(1), path, names, targets, repeat(None), repeat(0))
+    return list(map(_new_tuple, repeat(StepLine), fields))
 
 
-def _steps_of(parsed: ParsedReply) -> tuple[list[StepLine], str]:
+def _steps_of(parsed: ParsedReply) -> tuple[Sequence[StepLine], str]:
     """The declared moves the replay walks, and where they come from."""
     if parsed.steps:
-        return list(parsed.steps), "steps"
+        return parsed.steps, "steps"
     if parsed.final_path and len(parsed.final_path) > 1:
         return _path_as_steps(parsed.final_path), "final_path"
-    return [], "none"
+    return (), "none"
 
 
-def _replay_moves(maze: Maze, parsed: ParsedReply, *, walls_block: bool) -> tuple[tuple[Move, ...], Trajectory]:
-    """The line-by-line replay: one `Move` per declared move, whatever the cells and directions."""
-    steps, source = _steps_of(parsed)
-    n = maze.size
-    sides = maze.open_sides  # `maze.is_open`, inlined: this loop runs once per declared move
-    dead_end_cells = maze.dead_end_cells
-    exit_cell = maze.exit
-    position = maze.start
+class _Outside:
+    """Flat indices for the cells outside the grid a reply names (teleports, jumps): N*N + k for the k-th.
+
+    Inside the grid a cell's index is `r * N + c` (`Maze.cell_index`); these follow it, so every
+    position of the walk is one int and the walk's sets and stacks never mix kinds.
+    """
+
+    __slots__ = ("cells", "index", "inside", "size")
+
+    def __init__(self, maze: Maze) -> None:
+        self.size = maze.size
+        self.inside = maze.cell_index
+        self.index: dict[Cell, int] = {}
+        self.cells: list[Cell] = []
+
+    def of(self, cell: Cell) -> int:
+        """The index of any cell, inside the grid or not."""
+        found = self.inside.get(cell)
+        if found is None:
+            found = self.index.get(cell)
+        if found is None:
+            found = self.size * self.size + len(self.cells)
+            self.cells.append(cell)
+            self.index[cell] = found
+        return found
+
+    def cell(self, index: int) -> Cell:
+        """The cell of any index (the inverse of `of`)."""
+        grid = self.size * self.size
+        return divmod(index, self.size) if index < grid else self.cells[index - grid]
+
+    def move(self, index: int, direction: str) -> int:
+        """A move from a cell outside the grid, encoded as `Maze.step_table` encodes moves: -1 stays
+        outside (an out-of-grid move), -2 - i reaches cell i of the grid "through a wall" (no passage
+        leads in from outside)."""
+        r, c = self.cells[index - self.size * self.size]
+        dr, dc = DELTA[direction]
+        n = self.size
+        return -2 - ((r + dr) * n + c + dc) if 0 <= r + dr < n and 0 <= c + dc < n else -1
+
+
+def _walk(
+    maze: Maze,
+    parsed: ParsedReply,
+    walls_block: bool,
+    recorder: list[Move] | None = None,
+    declared: tuple[Sequence[StepLine], str] | None = None,
+) -> Trajectory:
+    """The replay state machine (see the module docstring), once over the declared moves.
+
+    `recorder`, when given, receives one `Move` per declared move (rows do not need them);
+    `declared`: `_steps_of(parsed)`, when the caller has it already.
+    """
+    steps, source = declared if declared is not None else _steps_of(parsed)
+    log = parsed.confidence_log if source == "steps" else {}
+    outside = _Outside(maze)
+    index_of = maze.cell_index.get
+    grid = maze.size * maze.size
+    table = maze.step_table  # table[index * 4 + code]: where a move leads (see `Maze.step_table`)
+    dead_end_at = maze.dead_end_at
+    position = 0  # the start cell, (0, 0)
     stack = [position]
     visited = {position}
-    moves: list[Move] = []
-    dead_ends: list[Cell] = []
-    teleports = 0
-    reached_exit = False
+    origins: list[int] = []
+    targets: list[int] = []
+    directions: list[str | None] = []
+    legal: list[bool] = []
+    confidences: list[float | None] = []
     halls: list[int] = []
-    backtracks = backtrack_moves = loops = loop_moves = revisits = 0
+    teleported: list[int] = []  # moves that teleport or jump (a move that does both is listed once)
+    dead_ends: list[int] = []
+    teleports = backtracks = backtrack_moves = loops = loop_moves = revisits = 0
     after_backtrack = after_loop = False  # episodes are runs of consecutive flagged moves
-    log = parsed.confidence_log if source == "steps" else {}
-    new_move = tuple.__new__  # Move's fields in order, without the generated __new__'s frame
-    for index, (number, cell, direction, declared, confidence, _) in enumerate(steps, start=1):
-        teleport = cell != position
+    for index, (number, cell, direction, target_cell, confidence, _) in enumerate(steps, start=1):
+        at = index_of(cell)
+        if at is None:
+            at = outside.of(cell)
+        teleport = at != position
         if teleport:
             teleports += 1
-            position = cell
+            teleported.append(index)
+            position = at
             if stack[-1] != position:
                 stack.append(position)
             visited.add(position)
-        if confidence is None:
+        origins.append(position)
+        directions.append(direction)
+        if confidence is None and log:
             confidence = log.get(number)
-        r, c = position
-        if direction is None:
-            target = declared if declared is not None else position
+        confidences.append(confidence)
+        if direction is None:  # a jump: the model names a cell that is no neighbour
             outcome = "jump"
             teleports += 1
-            changed = False
+            if not teleport:
+                teleported.append(index)
+            moved = False
+            target = position if target_cell is None else outside.of(target_cell)
         else:
-            dr, dc = DELTA[direction]
-            target = (r + dr, c + dc)
-            if not (0 <= target[0] < n and 0 <= target[1] < n):
-                outcome, target = "outside", position
-                changed = False
-            elif 0 <= r < n and 0 <= c < n and sides[r * n + c] & BIT[direction]:
+            reached = table[position * 4 + CODE[direction]] if position < grid else outside.move(position, direction)
+            moved = reached >= 0
+            if moved:
                 outcome = "moved"
-                changed = True
-            else:
-                outcome = "wall"
-                if walls_block:
-                    target = position
-                changed = target != position
-        if changed:
-            backtrack = len(stack) >= 2 and target == stack[-2]
-            revisit = target in visited
-            if backtrack:
+                target = reached
+                if dead_end_at[target] and target not in dead_ends:
+                    dead_ends.append(target)
+            else:  # out of the grid (stays put) or through a wall (follows the model, unless walls block)
+                halls.append(index)
+                outcome = "outside" if reached == -1 else "wall"
+                target = position if reached == -1 or walls_block else -2 - reached
+        legal.append(moved)
+        backtrack = revisit = False
+        if outcome != "jump" and target != position:
+            if len(stack) >= 2 and target == stack[-2]:  # a retreat (always onto a visited cell)
                 stack.pop()
-            elif target != stack[-1]:
-                stack.append(target)
-        else:
-            backtrack = revisit = False
+                backtrack = revisit = True
+            else:
+                if target != stack[-1]:
+                    stack.append(target)
+                revisit = target in visited
         loop = revisit and not backtrack
         if backtrack:
             backtrack_moves += 1
-            if not after_backtrack:
-                backtracks += 1
+            backtracks += not after_backtrack
         if loop:
             loop_moves += 1
-            if not after_loop:
-                loops += 1
+            loops += not after_loop
         after_backtrack, after_loop = backtrack, loop
         revisits += revisit
-        legal = outcome == "moved"
-        hallucination = not legal and outcome != "jump"
-        if hallucination:
-            halls.append(index)
-        moves.append(new_move(Move, (index, number, position, direction, target, outcome, teleport, backtrack, loop,
-                                     revisit, confidence, legal, hallucination)))  # fmt: skip
-        if legal and target in dead_end_cells and target not in dead_ends:
-            dead_ends.append(target)
+        if recorder is not None:
+            recorder.append(
+                Move(index, number, outside.cell(origins[-1]), direction, outside.cell(target), outcome, teleport,
+                     backtrack, loop, revisit, confidence, moved, outcome in ("wall", "outside"))
+            )  # fmt: skip
         visited.add(target)
+        targets.append(target)
         position = target
-        reached_exit = reached_exit or position == exit_cell
-    fields = ("move", "origin", "direction", "outcome", "teleport", "legal", "hallucination", "target", "confidence")
-    index_of, origin_of, direction_of, outcome_of, teleport_of, legal_of, hallucination_of, target_of, confidence_of = (
-        map(attrgetter, fields)
-    )
-    teleported = map(or_, map(teleport_of, moves), (outcome == "jump" for outcome in map(outcome_of, moves)))
-    return tuple(moves), Trajectory(
+    cell_of = (maze.cell_at if not outside.cells else (*maze.cell_at, *outside.cells)).__getitem__
+    return Trajectory(
         source=source,
-        move_count=len(moves),
+        move_count=len(targets),
         teleports=teleports,
         hallucinations=len(halls),
         first_hallucination=halls[0] if halls else None,
@@ -217,171 +279,37 @@ def _replay_moves(maze: Maze, parsed: ParsedReply, *, walls_block: bool) -> tupl
         loops=loops,
         loop_moves=loop_moves,
         revisits=revisits,
-        dead_ends_reached=tuple(dead_ends),
-        reached_exit=reached_exit,
-        cells=[(0, 0), *map(target_of, moves)],
-        origins=list(map(origin_of, moves)),
-        directions=list(map(direction_of, moves)),
-        legal=list(map(legal_of, moves)),
-        confidences=list(map(confidence_of, moves)),
-        hallucination_moves=list(compress(map(index_of, moves), map(hallucination_of, moves))),
-        teleport_moves=list(compress(map(index_of, moves), teleported)),
+        dead_ends_reached=tuple(map(cell_of, dead_ends)),
+        reached_exit=grid - 1 in targets,
+        cells=[(0, 0), *map(cell_of, targets)],
+        origins=list(map(cell_of, origins)),
+        directions=directions,
+        legal=legal,
+        confidences=confidences,
+        hallucination_moves=halls,
+        teleport_moves=teleported,
         replayed=(maze, parsed, walls_block),
+        cell_indices=None if outside.cells else [0, *targets],
     )
-
-
-_NUMBER, _CELL, _DIRECTION, _CONFIDENCE = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(4)
 
 
 def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Trajectory:
     """Replay the STEP lines (or, without any, the FINAL_PATH) from the start cell.
 
     `walls_block` is the interactive environment's physics: a wall stops the move (the model
-    was told so) instead of the replay following the model through it.
+    was told so) instead of the replay following the model through it. A well-formed walk is
+    taken by `verify_fast` (the same result in fewer steps); any other by `_walk`.
     """
-    steps, source = _steps_of(parsed)
-    flat = _replay_flat(maze, parsed, steps, source, walls_block)
-    return flat if flat is not None else _replay_moves(maze, parsed, walls_block=walls_block)[1]
-
-
-def _replay_flat(
-    maze: Maze, parsed: ParsedReply, steps: list[StepLine], source: str, walls_block: bool
-) -> Trajectory | None:
-    """`_replay_moves` on flat cell indices, for steps whose every cell is inside the grid and
-    every direction is given (None otherwise): one table lookup per move (`Maze.step_table`),
-    columns instead of `Move`s. Same counts and columns, move for move.
-    """
-    found = list(map(maze.cell_index.get, map(_CELL, steps)))
-    known = list(map(CODE.get, map(_DIRECTION, steps)))
-    if None in found or None in known:
-        return None
-    at, codes = cast("list[int]", found), cast("list[int]", known)
-    confidences = list(map(_CONFIDENCE, steps))
-    log = parsed.confidence_log if source == "steps" else {}
-    if log and None in confidences:
-        numbers = map(_NUMBER, steps)
-        confidences = [log.get(number) if c is None else c for number, c in zip(numbers, confidences, strict=True)]
-    table = maze.step_table
-    dead_end_at = maze.dead_end_at
-    reached = list(map(table.__getitem__, map(add, map(mul, at, repeat(4)), codes)))  # where each move leads
-    origins: list[int]
-    targets: list[int]
-    legal: list[bool]
-    halls: list[int]
-    teleported: list[int]
-    dead_ends: list[int]
-    if at and at[0] == 0 and min(reached) >= 0 and at[1:] == reached[:-1]:
-        # a well-formed walk: every move legal, each from where the last one ended (no teleport)
-        origins, targets, legal, halls, teleported = at, reached, [True] * len(at), [], []
-        dead_ends = list(dict.fromkeys(compress(targets, map(dead_end_at.__getitem__, targets))))
-        backtracks, backtrack_moves, loops, loop_moves, revisits = _legal_walk_counts(targets, maze.size * maze.size)
+    columns = parsed.step_columns
+    declared = None
+    if columns is not None:
+        fields = walk_of_columns(maze, columns)
     else:
-        position = 0  # the start cell, (0, 0)
-        stack = [position]
-        visited = bytearray(maze.size * maze.size)
-        visited[position] = 1
-        origins, targets, legal, halls, teleported, dead_ends = [], [], [], [], [], []
-        backtracks = backtrack_moves = loops = loop_moves = revisits = 0
-        after_backtrack = after_loop = False  # episodes are runs of consecutive flagged moves
-        for index, cell, code in zip(count(1), at, codes):
-            if cell != position:  # a teleport
-                teleported.append(index)
-                position = cell
-                if stack[-1] != position:
-                    stack.append(position)
-                visited[position] = 1
-            origins.append(position)
-            target = table[position * 4 + code]
-            if target >= 0:  # moved
-                legal.append(True)
-                if dead_end_at[target] and target not in dead_ends:
-                    dead_ends.append(target)
-            else:  # out of the grid (stays put) or through a wall (follows the model, unless walls block)
-                legal.append(False)
-                halls.append(index)
-                target = position if target == -1 or walls_block else -2 - target
-            if target != position:
-                if len(stack) >= 2 and target == stack[-2]:  # a backtrack (always onto a visited cell)
-                    stack.pop()
-                    backtrack_moves += 1
-                    if not after_backtrack:
-                        backtracks += 1
-                    revisits += 1
-                    after_backtrack, after_loop = True, False
-                else:
-                    if target != stack[-1]:
-                        stack.append(target)
-                    if visited[target]:  # a loop
-                        loop_moves += 1
-                        if not after_loop:
-                            loops += 1
-                        revisits += 1
-                        after_backtrack, after_loop = False, True
-                    else:
-                        after_backtrack = after_loop = False
-                        visited[target] = 1
-            else:
-                after_backtrack = after_loop = False
-            targets.append(target)
-            position = target
-    cell_at = maze.cell_at
-    exit_index = maze.size * maze.size - 1
-    return Trajectory(
-        source=source,
-        move_count=len(steps),
-        teleports=len(teleported),
-        hallucinations=len(halls),
-        first_hallucination=halls[0] if halls else None,
-        backtracks=backtracks,
-        backtrack_moves=backtrack_moves,
-        loops=loops,
-        loop_moves=loop_moves,
-        revisits=revisits,
-        dead_ends_reached=tuple(map(cell_at.__getitem__, dead_ends)),
-        reached_exit=exit_index in targets,
-        cells=[(0, 0), *map(cell_at.__getitem__, targets)],
-        origins=list(map(cell_at.__getitem__, origins)),
-        directions=list(map(_DIRECTION, steps)),
-        legal=legal,
-        confidences=confidences,
-        hallucination_moves=halls,
-        teleport_moves=teleported,
-        replayed=(maze, parsed, walls_block),
-        cell_indices=[0, *targets],
-    )
-
-
-def _legal_walk_counts(targets: list[int], cells: int) -> tuple[int, int, int, int, int]:
-    """(backtracks, backtrack moves, loops, loop moves, revisits) of a walk of legal moves from the start.
-
-    `_replay_flat`'s stack and episode rules where no move is a teleport or stays put.
-    """
-    stack = [0]
-    visited = bytearray(cells)
-    visited[0] = 1
-    backtracks = backtrack_moves = loops = loop_moves = revisits = 0
-    after_backtrack = after_loop = False
-    for target in targets:
-        if len(stack) >= 2 and target == stack[-2]:
-            stack.pop()
-            backtrack_moves += 1
-            if not after_backtrack:
-                backtracks += 1
-            revisits += 1
-            after_backtrack, after_loop = True, False
-        else:
-            if target != stack[-1]:
-                stack.append(target)
-            if visited[target]:
-                loop_moves += 1
-                if not after_loop:
-                    loops += 1
-                revisits += 1
-                after_backtrack, after_loop = False, True
-            else:
-                after_backtrack = after_loop = False
-                visited[target] = 1
-    return backtracks, backtrack_moves, loops, loop_moves, revisits
+        declared = _steps_of(parsed)
+        fields = walk_of_steps(maze, parsed, *declared)
+    if fields is not None:
+        return Trajectory(**fields, replayed=(maze, parsed, walls_block))
+    return _walk(maze, parsed, walls_block, declared=declared)
 
 
 def check_final_path(maze: Maze, path: Sequence[Cell] | None, solution: Sequence[Cell]) -> FinalPathCheck:

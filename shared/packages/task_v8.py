@@ -1,17 +1,17 @@
 """Entry module of hallucinated-packages v8: v7's prompts and cases, scored by the general symbol gate.
 
-Follows the contract in `hallubench.specs`. Rendering, playing and aggregating are v7's
+Follows the contract in `hallubench.contract`. Rendering, playing and aggregating are v7's
 (`protocol`, `scoring`), so every v8 prompt is byte-identical to v7's and
 `rescore --task hallucinated-packages/v7 --scorer hallucinated-packages/v8` applies to every
 hosted v7 run. What v8 changes is what the embedded gate decides (stubs in 3.12+ syntax,
 names a package binds dynamically but declares, CommonJS/UMD exports with `export =` typings,
-members of objects built by `express()` or `new Foo()`, one verdict per imported name), and
-`explain_change`, which says why a row's verdict differs from v7's.
+members of objects built by `express()` or `new Foo()`, one verdict per imported name). Why a
+row's verdict differs from v7's is told by `rescore` (`hallubench.tooling.packages.changes`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ..conversation import Conversation
@@ -41,28 +41,3 @@ def preflight(cases: Sequence[dict[str, Any]]) -> dict[str, Any]:
     report = run_preflight(gate=True)
     report["cases"] = len(cases)
     return report
-
-
-def explain_change(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
-    """Why this version's row differs from an earlier version's: each reference verdict that changed."""
-    lines: list[str] = []
-    old = _verdicts(before)
-    new = _verdicts(after)
-    for key in sorted(set(old) | set(new)):
-        was, now = old.get(key), new.get(key)
-        if was is None or now is None or was[0] != now[0]:
-            level, name = key
-            then = was[0] if was else "not checked"
-            reason = now[1] if now else (was[1] if was else "")
-            lines.append(f"{level} {name}: {then} -> {now[0] if now else 'not checked'} ({reason})")
-    return lines or [f"{before.get('verdict')} -> {after.get('verdict')}: {after.get('detail')}"]
-
-
-def _verdicts(row: Mapping[str, Any]) -> dict[tuple[str, str], tuple[str, str]]:
-    out: dict[tuple[str, str], tuple[str, str]] = {}
-    verdicts = row.get("verdicts")
-    for item in verdicts if isinstance(verdicts, list) else []:
-        if isinstance(item, Mapping):
-            key = (str(item.get("level")), str(item.get("name")))
-            out.setdefault(key, (str(item.get("verdict")), str(item.get("reason", ""))[:240]))
-    return out

@@ -10,14 +10,25 @@ from pathlib import Path
 
 import pytest
 
-from hallubench.cli import main
-from hallubench.maze import task_v2
-from hallubench.maze.baselines import AGENTS, AgentConversation, agent_walk, baseline_rows, random_walk, transcript
+from hallubench.maze import task_v2, task_v3
 from hallubench.maze.cases import make_case, v2_cases
 from hallubench.maze.compact import read_cells
 from hallubench.maze.generate import generate_dfs
 from hallubench.maze.parse import parse_reply
-from hallubench.maze.report import (
+from hallubench.maze.trial import load_trial
+from hallubench.rows import error_row, play_row
+from hallubench.tooling.cli import main
+from hallubench.tooling.maze.baselines import (
+    AGENTS,
+    AgentConversation,
+    agent_walk,
+    baseline_rows,
+    random_walk,
+    shortcut_walk,
+    transcript,
+)
+from hallubench.tooling.maze.draw import LEGEND, svg_to_png
+from hallubench.tooling.maze.report import (
     best_and_worst,
     compare_models,
     human_baseline_rows,
@@ -30,21 +41,9 @@ from hallubench.maze.report import (
     with_baselines,
     write_pictures,
 )
-from hallubench.maze.trial import load_trial
-from hallubench.rows import error_row, play_row
+from hallubench.tooling.testing import ScriptedConversation
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "maze"
-
-
-class OneReply:
-    def __init__(self, reply: str) -> None:
-        self.reply = reply
-
-    def system(self, text: str) -> None:
-        pass
-
-    def ask(self, text: str) -> str:
-        return self.reply
 
 
 AGENT_NAMES = {f"baseline:{a}" for a in AGENTS}
@@ -133,7 +132,7 @@ def test_human_baseline_file_is_scored_like_a_model() -> None:
 
 def test_pictures_mark_wall_crossings(tmp_path: Path) -> None:
     reply = (DATA / "replies" / "wall_walker_claims.txt").read_text(encoding="utf-8")
-    scores = task_v2.play(make_case(5, 0), OneReply(reply))["scores"]
+    scores = task_v2.play(make_case(5, 0), ScriptedConversation.always(reply))["scores"]
     row = {"case_id": "n05", "condition": load_trial(make_case(5, 0)).condition(), "scores": scores}
     svg = trial_svg(row)
     root = ET.fromstring(svg)
@@ -152,11 +151,49 @@ def test_cli_draw_and_baselines(tmp_path: Path, capsys: pytest.CaptureFixture[st
         main(["maze", "draw", "--size", "7", "--seed", "0", str(DATA / "replies" / "empty.txt"), "-o", str(out)]) == 0
     )
     ET.fromstring(out.read_text(encoding="utf-8"))
-    assert main(["maze", "draw", "--size", "7", "--seed", "0", "-o", str(tmp_path / "m.png")]) == 2
-    assert "cairosvg" in capsys.readouterr().err
+    png = tmp_path / "m.png"
+    code = main(["maze", "draw", "--size", "7", "--seed", "0", "-o", str(png)])
+    if svg_to_png("<svg xmlns='http://www.w3.org/2000/svg' width='1' height='1'/>") is None:
+        assert code == 2 and "cairosvg" in capsys.readouterr().err  # without the `png` extra: said, not a crash
+    else:
+        assert code == 0 and png.read_bytes().startswith(b"\x89PNG\r\n")
+    capsys.readouterr()
     assert main(["maze", "baselines", "--sizes", "5", "--seeds", "3", "--json"]) == 0
     table = json.loads(capsys.readouterr().out)
-    assert {r["model"] for r in table["rows"]} == {"baseline:random_walk", "baseline:dfs_agent", "baseline:bfs_oracle"}
+    assert {r["model"] for r in table["rows"]} == {f"baseline:{agent}" for agent in AGENTS}
+
+
+def test_pictures_show_title_score_and_legend_as_visible_text() -> None:
+    reply = (DATA / "replies" / "wall_walker_claims.txt").read_text(encoding="utf-8")
+    scores = task_v2.play(make_case(5, 0), ScriptedConversation.always(reply))["scores"]
+    row = {"case_id": "n05-s0000", "condition": load_trial(make_case(5, 0)).condition(), "scores": scores}
+    root = ET.fromstring(trial_svg(row))
+    texts = [t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert texts[0] == "trial n05-s0000"
+    assert texts[1].startswith(f"score {scores['score']:.3f}")
+    assert {label for _, label, _, _ in LEGEND} <= set(texts)
+
+
+def test_liar_walks_through_a_wall_claims_backtracks_and_only_the_v11_score_believes_it() -> None:
+    cases = [make_case(7, seed) for seed in range(6)]
+    rows = baseline_rows(cases, agents=("liar", "bfs_oracle"))
+    liar, oracle = rows["baseline:liar"], rows["baseline:bfs_oracle"]
+    assert all(r["scores"]["claims"]["backtrack"]["claimed"] == 3 for r in liar)  # type: ignore[index]
+    assert sum(r["scores"]["hc"] for r in liar) >= 4  # type: ignore[index, misc]
+    liar_metrics, oracle_metrics = task_v2.aggregate(liar)["metrics"], task_v2.aggregate(oracle)["metrics"]
+    # the walk through a wall costs SR and MEI (BRS, lure resistance since v3, it earns: it walks past the lures)
+    assert liar_metrics["sr"] < oracle_metrics["sr"] and liar_metrics["mei"] < oracle_metrics["mei"] - 0.5
+    assert liar_metrics["score"] < oracle_metrics["score"] - 0.25
+    # its claims raise only the v1.1 score: the same walk told honestly scores the same, verified
+    raised = 0.0
+    for case, lying in zip(cases, liar, strict=True):
+        trial = load_trial(case)
+        lines, block = transcript(trial.maze, shortcut_walk(trial.maze, trial.solution))
+        told = task_v3.play(case, AgentConversation(lines, block, None))["scores"]
+        for key in ("sr", "hc", "bt", "lt", "hrr", "mei", "brs", "ce", "score"):
+            assert lying["scores"][key] == told[key], key  # type: ignore[index]
+        raised += lying["scores"]["v11"]["score"] - told["v11"]["score"]  # type: ignore[index]
+    assert raised > 0  # v1.1 merged the claims into its counts
 
 
 def test_v11_maze_file_round_trips_and_bad_files_fail_clearly(
@@ -218,7 +255,7 @@ class _Scripted:
     def __init__(self, case: dict[str, object]) -> None:
         trial = load_trial(case)
         if trial.mode == "interactive" and trial.group == "C":
-            self.inner: AgentConversation | OneReply = OneReply("I give up.")
+            self.inner: AgentConversation | ScriptedConversation = ScriptedConversation.always("I give up.")
             return
         agent = "random_walk" if trial.mirage and trial.mode == "single" else "bfs_oracle"
         lines, block = transcript(trial.maze, agent_walk(agent, trial))

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from hallubench.cli import main
+from hallubench.tooling.cli import main
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "maze"
 GOLDEN = json.loads((DATA / "golden_replies.json").read_text(encoding="utf-8"))["cases"]

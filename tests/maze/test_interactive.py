@@ -8,9 +8,10 @@ from hallubench.maze import task_v2
 from hallubench.maze.cases import make_case
 from hallubench.maze.grid import Cell, direction_between, step
 from hallubench.maze.prompt import PLACEBO
-from hallubench.maze.report import ariadne_comparison
 from hallubench.maze.trial import load_trial
 from hallubench.rows import play_row
+from hallubench.tooling.maze.report import ariadne_comparison
+from hallubench.tooling.testing import ScriptedConversation
 
 POSITION = re.compile(r"(?:You are at|now at|still at|reached the exit) \((\d+),(\d+)\)")
 
@@ -81,22 +82,11 @@ def test_hint_helps_a_hint_following_agent_and_placebo_does_not() -> None:
 def test_b_and_c_differ_only_by_the_intervention_line() -> None:
     fixed = ["STEP 1: (0,0) → [E]\nSTEP 2: (0,1) → [W]\nSTEP 3: (0,0) → [E]"] * 3
 
-    class Fixed:
-        def __init__(self) -> None:
-            self.replies, self.sent = list(fixed), []
-
-        def system(self, text: str) -> None:
-            pass
-
-        def ask(self, text: str) -> str:
-            self.sent.append(text)
-            return self.replies.pop(0) if self.replies else ""
-
     sent = {}
     for group in ("A", "B", "C"):
-        agent = Fixed()
+        agent = ScriptedConversation([*fixed, ""], repeat_last=True)
         _play(group, agent)
-        sent[group] = agent.sent
+        sent[group] = agent.asked
     assert len(sent["B"]) == len(sent["C"]) == len(sent["A"])
     diff = [(b, c) for b, c in zip(sent["B"], sent["C"], strict=True) if b != c]
     assert diff, "group B got a hint"
@@ -110,23 +100,12 @@ def test_b_and_c_differ_only_by_the_intervention_line() -> None:
 def test_walls_block_and_are_counted_as_hallucinations() -> None:
     replies = ["STEP 1: (0,0) → [S]\nSTEP 2: (0,0) → [E]\nSTEP 3: (5,5) → [E]", "", "", "FINAL_PATH: (0,0)→(0,1)"]
 
-    class Fixed:
-        def __init__(self) -> None:
-            self.sent: list[str] = []
-
-        def system(self, text: str) -> None:
-            pass
-
-        def ask(self, text: str) -> str:
-            self.sent.append(text)
-            return replies[len(self.sent) - 1]
-
-    agent = Fixed()
+    agent = ScriptedConversation(list(replies))
     row = _play("A", agent)
     scores = row["scores"]
     assert scores["hc"] == 1 and scores["teleports"] == 1  # type: ignore[index]
-    assert "BLOCKED by a wall, still at (0,0)" in agent.sent[1]
-    assert "moved, now at (0,1)" in agent.sent[1] and "You are at (0,2)" in agent.sent[1]
+    assert "BLOCKED by a wall, still at (0,0)" in agent.asked[1]
+    assert "moved, now at (0,1)" in agent.asked[1] and "You are at (0,2)" in agent.asked[1]
     assert row["calls"] == 4 and scores["interactive"]["turns"] == 3  # type: ignore[index]
 
 

@@ -16,26 +16,12 @@ from hallubench.hashing import sha256_text
 from hallubench.maze import task_v2
 from hallubench.maze.cases import make_case, v2_cases
 from hallubench.rows import play_row
-from hallubench.taskfile.closure import module_closure
+from hallubench.tooling.taskfile.closure import module_closure
+from hallubench.tooling.testing import ScriptedConversation
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "maze"
 HASHES = json.loads((DATA / "prompt_hashes.json").read_text(encoding="utf-8"))
-
-
-class Scripted:
-    """A conversation that answers from a list and records what it was sent."""
-
-    def __init__(self, replies: list[str]) -> None:
-        self.replies = list(replies)
-        self.sent: list[str] = []
-
-    def system(self, text: str) -> None:
-        self.sent.append(text)
-
-    def ask(self, text: str) -> str:
-        self.sent.append(text)
-        return self.replies.pop(0) if self.replies else ""
 
 
 @pytest.mark.parametrize("case_id", sorted(HASHES))
@@ -96,18 +82,19 @@ def test_entry_module_embeds_and_renders_the_same_bytes() -> None:
 
 def test_play_row_scores_a_reply_and_aggregate_keeps_errors_in_denominators() -> None:
     reply = (DATA / "replies" / "honest_solver.txt").read_text(encoding="utf-8")
-    good = play_row(task_v2.play, make_case(5, 0), Scripted([reply]), protocol_id="hallumaze/v2", payload_sha256="x")
+    good = play_row(
+        task_v2.play, make_case(5, 0), ScriptedConversation.of(reply), protocol_id="hallumaze/v2", payload_sha256="x"
+    )
     assert good["verdict"] == "pass" and good["scores"]["sr"] == 1.0
     assert good["prompt_sha256"] == [sha256_text(task_v2.render(make_case(5, 0)))]
 
-    class Broken:
-        def system(self, text: str) -> None:
-            pass
-
-        def ask(self, text: str) -> str:
-            raise ConnectionError("proxy down")
-
-    bad = play_row(task_v2.play, make_case(5, 1), Broken(), protocol_id="hallumaze/v2", payload_sha256="x")
+    bad = play_row(
+        task_v2.play,
+        make_case(5, 1),
+        ScriptedConversation.always(ConnectionError("proxy down")),
+        protocol_id="hallumaze/v2",
+        payload_sha256="x",
+    )
     assert bad["verdict"] == "error"
     summary = task_v2.aggregate([good, bad])
     assert summary["metrics"]["n_trials"] == 2 and summary["metrics"]["n_error"] == 1
@@ -116,7 +103,9 @@ def test_play_row_scores_a_reply_and_aggregate_keeps_errors_in_denominators() ->
 
 
 def test_bad_case_becomes_an_error_row_not_a_crash() -> None:
-    row = play_row(task_v2.play, {"id": "x", "size": 1, "seed": 0}, Scripted([]), protocol_id="p", payload_sha256="x")
+    row = play_row(
+        task_v2.play, {"id": "x", "size": 1, "seed": 0}, ScriptedConversation.of(), protocol_id="p", payload_sha256="x"
+    )
     assert row["verdict"] == "error" and "size" in row["detail"]
     with pytest.raises(ValueError, match="id"):
         task_v2.render({"id": "bad id/with slash", "size": 5, "seed": 0})
@@ -125,7 +114,7 @@ def test_bad_case_becomes_an_error_row_not_a_crash() -> None:
 def test_rows_are_json_and_rescore_identically() -> None:
     reply = (DATA / "replies" / "honest_detour.txt").read_text(encoding="utf-8")
     rows: list[dict[str, Any]] = [
-        play_row(task_v2.play, make_case(5, 0), Scripted([reply]), protocol_id="p", payload_sha256="x")
+        play_row(task_v2.play, make_case(5, 0), ScriptedConversation.of(reply), protocol_id="p", payload_sha256="x")
         for _ in range(2)
     ]
     assert json.dumps(rows[0], sort_keys=True, allow_nan=False) == json.dumps(rows[1], sort_keys=True, allow_nan=False)
@@ -133,7 +122,7 @@ def test_rows_are_json_and_rescore_identically() -> None:
 
 def test_rows_survive_a_json_round_trip_unchanged() -> None:
     """Hosted results come back through JSON; a tuple or NaN in a row would break the comparison."""
-    from hallubench.maze.baselines import baseline_rows
+    from hallubench.tooling.maze.baselines import baseline_rows
 
     produced = baseline_rows([make_case(5, 3), make_case(5, 3, group="B", mode="interactive")])
     for rows in produced.values():

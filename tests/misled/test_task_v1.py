@@ -12,8 +12,9 @@ import pytest
 
 from hallubench.misled import task_v1
 from hallubench.misled.cases import cases_for
-from hallubench.misled.report import build_report, format_report, rows_from_paths
 from hallubench.rows import play_row
+from hallubench.tooling.misled.report import build_report, format_report, rows_from_paths
+from hallubench.tooling.testing import ScriptedConversation
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "misled"
 MISLED_REPLY = "```python\n" + (DATA / "get_positive_example.py").read_text(encoding="utf-8") + "```\n"
@@ -21,21 +22,6 @@ EFFECTIVE_REPLY = (
     "```py\nfrom solution import get_positive\n\n\ndef test_keeps_positive():\n"
     "    assert get_positive([1, -1]) == [1]\n```"
 )
-
-
-class ScriptedConversation:
-    """Plays back fixed replies in order and records what was asked."""
-
-    def __init__(self, replies: list[str]) -> None:
-        self.replies = list(replies)
-        self.asked: list[str] = []
-
-    def system(self, text: str) -> None:
-        self.asked.append(text)
-
-    def ask(self, text: str) -> str:
-        self.asked.append(text)
-        return self.replies.pop(0)
 
 
 def _case(condition: str, thinking: str = "off") -> dict[str, Any]:

@@ -9,7 +9,7 @@ import pytest
 from registry_server import FakeRegistry
 from test_checker import populate
 
-from hallubench.cli import main
+from hallubench.tooling.cli import main
 
 ANSWERS = Path(__file__).resolve().parents[1] / "data" / "packages" / "answers"
 

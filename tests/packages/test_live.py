@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hallubench.cli import main
+from hallubench.tooling.cli import main
 
 pytestmark = pytest.mark.live
 

@@ -15,9 +15,9 @@ import pytest
 from registry_server import FakeRegistry
 from test_checker import populate
 
-from hallubench.build import load_specs
-from hallubench.cli import main
-from hallubench.packages.registry_changes import REGISTERED_SINCE, change_lines, registry_changes
+from hallubench.tooling.build import load_specs
+from hallubench.tooling.cli import main
+from hallubench.tooling.packages.registry_changes import REGISTERED_SINCE, change_lines, registry_changes
 
 from support.hosted import run_like_kaggle
 

@@ -17,7 +17,7 @@ from numpy_shape import add_numpy_like
 from registry_server import FakeRegistry
 from test_checker import populate
 
-from hallubench.cli import main
+from hallubench.tooling.cli import main
 
 from support.hosted import run_like_kaggle
 
@@ -72,9 +72,13 @@ def test_a_v7_run_rescored_with_v8_reports_numpy_fake_vectorize_all_missing(
         assert newer["numpy.array"] == "found"
         assert (row["row"]["verdict"], row["newer_row"]["verdict"]) == ("pass", "fail")
     (summary,) = data["newer_scorer"]["summary"]
-    assert summary["verdicts_changed"] == 2 and len(summary["changed_rows"]) == 2
-    assert all(
-        "numpy.fake_vectorize_all: unverified -> missing-symbol" in " ".join(c["why"]) for c in summary["changed_rows"]
-    )
-    assert out.count("CHANGED case v7-") == 2
-    assert "symbol numpy.fake_vectorize_all: unverified -> missing-symbol" in out
+    assert summary["verdicts_changed"] == 2
+    (changes,) = data["benchmark"]["scorer_changes"].values()
+    assert (changes["from"], changes["to"]) == ("hallucinated-packages/v7", "hallucinated-packages/v8")
+    assert [c["verdict"] for c in changes["verdict_changes"]] == [["pass", "fail"]] * 2
+    for change in changes["verdict_changes"]:
+        assert any(
+            r.startswith("symbol numpy.fake_vectorize_all: unverified -> missing-symbol") for r in change["reasons"]
+        )
+    assert "Rows the newer scorer changed, and why:" in out
+    assert out.count("symbol numpy.fake_vectorize_all: unverified -> missing-symbol") == 2

@@ -13,26 +13,10 @@ from hallubench.conversation import ModelCallError
 from hallubench.packages import task_v7
 from hallubench.packages.cases import v7_cases
 from hallubench.packages.protocol import configure_registry
-from hallubench.packages.report import markdown_report
 from hallubench.packages.scoring import rate
 from hallubench.rows import play_row
-
-
-class ScriptedModel:
-    """A Conversation that answers with fixed text (or fails), recording what it was asked."""
-
-    def __init__(self, reply: str | Exception) -> None:
-        self.reply = reply
-        self.asked: list[str] = []
-
-    def system(self, text: str) -> None:
-        self.asked.append(text)
-
-    def ask(self, text: str) -> str:
-        self.asked.append(text)
-        if isinstance(self.reply, Exception):
-            raise self.reply
-        return self.reply
+from hallubench.tooling.packages.report import markdown_report
+from hallubench.tooling.testing import ScriptedConversation
 
 
 @pytest.fixture
@@ -56,7 +40,7 @@ def _row(case_id: str, reply: str | Exception) -> dict[str, Any]:
     return play_row(
         task_v7.play,
         CASES[case_id],
-        ScriptedModel(reply),
+        ScriptedConversation.always(reply),
         protocol_id="hallucinated-packages/v7",
         payload_sha256="0" * 64,
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hallubench.taskfile.reader import FrozenProtocol, read_task_file
+from hallubench.tooling.taskfile.reader import FrozenProtocol, read_task_file
 
 ROOT = Path(__file__).resolve().parents[2]
 V7 = ROOT / "tasks" / "hallucinated_packages_v7.py"

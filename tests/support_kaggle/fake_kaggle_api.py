@@ -4,7 +4,10 @@ It speaks the wire format kagglesdk 0.1.38 uses: `POST /api/v1/<service>/<Method
 camelCase JSON body (non-production endpoints carry the `/api` prefix), JSON answers, errors
 as `{"code": N, "message": ...}` with that HTTP status. Run outputs are served the way
 Kaggle serves files: `DownloadBenchmarkTaskRunOutput` answers with a redirect to a blob URL,
-which the client follows. kagglesdk's `TEST` environment (`KAGGLE_API_ENVIRONMENT=TEST`)
+which the client follows; with `includeSource` the zip also holds the run's notebook as
+`__notebook__.ipynb` (executed) and `__notebook_source__.ipynb`, the notebook text that
+`CreateBenchmarkTask` received for the run's task version, dressed in the metadata a Kaggle
+kernel session adds. kagglesdk's `TEST` environment (`KAGGLE_API_ENVIRONMENT=TEST`)
 points at `http://localhost:7777`, so the fake listens on 127.0.0.1:7777.
 
 Every request is recorded (method, path, body, Authorization header), so tests can assert on
@@ -59,6 +62,8 @@ class FakeRun:
     model: str
     state: str
     output_zip: bytes
+    version: int = 1  # the task version the run ran
+    source_notebook: str | None = None  # ipynb text the run ran; None: the one pushed for its version
 
 
 def make_zip(files: dict[str, bytes]) -> bytes:
@@ -89,6 +94,8 @@ class FakeKaggleApi:
         self.creation_error_after_push = ""
         self.tasks: dict[str, FakeTask] = {}
         self.runs: list[FakeRun] = []
+        self.pushed_notebooks: dict[tuple[str, int], str] = {}  # (slug, version) -> ipynb text pushed
+        self.failures: dict[str, tuple[int, str]] = {}  # method -> (HTTP status, message) to answer with
         self.calls: list[RecordedCall] = []
         self._lock = threading.Lock()
         self._http: LoopbackServer | None = None
@@ -100,8 +107,20 @@ class FakeKaggleApi:
         self.tasks[slug] = task
         return task
 
-    def add_run(self, task_slug: str, run_id: int, model: str, state: str, files: dict[str, bytes]) -> FakeRun:
-        run = FakeRun(run_id, task_slug, model, state, make_zip(files))
+    def add_run(
+        self,
+        task_slug: str,
+        run_id: int,
+        model: str,
+        state: str,
+        files: dict[str, bytes],
+        *,
+        version: int | None = None,
+    ) -> FakeRun:
+        """A run of `version` (default: the task's current version) whose output zip holds `files`."""
+        if version is None:
+            version = self.tasks[task_slug].version if task_slug in self.tasks else 1
+        run = FakeRun(run_id, task_slug, model, state, make_zip(files), version)
         self.runs.append(run)
         return run
 
@@ -172,6 +191,7 @@ class FakeKaggleApi:
         datasets = list(body.get("options", {}).get("datasetDataSources", []))
         previous = self.tasks.get(slug)
         task = self.add_task(slug, previous.version + 1 if previous else 1, datasets)
+        self.pushed_notebooks[(slug, task.version)] = str(body.get("text", ""))
         task.creation_state = self.creation_state_after_push
         task.error = self.creation_error_after_push
         response = self._task_json(task)
@@ -189,7 +209,7 @@ class FakeKaggleApi:
         data: dict[str, Any] = {
             "runs": [
                 {
-                    "taskSlug": {"taskSlug": slug, "versionNumber": self.tasks[slug].version},
+                    "taskSlug": {"taskSlug": slug, "versionNumber": run.version},
                     "modelVersionSlug": run.model,
                     "id": run.run_id,
                     "state": run.state,
@@ -201,8 +221,35 @@ class FakeKaggleApi:
             data["nextPageToken"] = str(start + self.runs_page_size)
         return 200, data
 
-    def blob_for(self, run_id: int) -> bytes | None:
-        return next((run.output_zip for run in self.runs if run.run_id == run_id), None)
+    def blob_for(self, run_id: int, include_source: bool = False) -> bytes | None:
+        """The run's output zip; with `include_source`, plus its notebook as a kernel session saves it."""
+        run = next((run for run in self.runs if run.run_id == run_id), None)
+        if run is None:
+            return None
+        notebook = run.source_notebook or self.pushed_notebooks.get((run.task_slug, run.version))
+        if not include_source or notebook is None or not zipfile.is_zipfile(io.BytesIO(run.output_zip)):
+            return run.output_zip  # a test's corrupt output stays corrupt
+        with zipfile.ZipFile(io.BytesIO(run.output_zip)) as archive:
+            files = {name: archive.read(name) for name in archive.namelist()}
+        files["__notebook_source__.ipynb"] = as_kernel_session_notebook(notebook, executed=False)
+        files["__notebook__.ipynb"] = as_kernel_session_notebook(notebook, executed=True)
+        return make_zip(files)
+
+
+def as_kernel_session_notebook(text: str, *, executed: bool) -> bytes:
+    """The notebook as a Kaggle kernel session writes it back: Kaggle's notebook and cell
+    metadata added, and for the executed copy outputs and execution counts. None of it is code,
+    so a check of the hosted copy must not depend on it."""
+    notebook = json.loads(text)
+    notebook["metadata"]["kaggle"] = {"accelerator": "none", "dataSources": [], "isInternetEnabled": True}
+    notebook["metadata"]["language_info"] = {"name": "python", "version": "3.11.13"}
+    for number, cell in enumerate(notebook["cells"], start=1):
+        cell["metadata"].update({"_uuid": f"cell-{number}", "trusted": True})
+        if executed and cell["cell_type"] == "code":
+            cell["metadata"]["execution"] = {"iopub.status.idle": "2026-01-01T00:00:00.000000Z"}
+            cell["execution_count"] = number
+            cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": ["ran\n"]}]
+    return json.dumps(notebook, indent=1).encode("utf-8")
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -241,12 +288,17 @@ class _Handler(BaseHTTPRequestHandler):
         if authorization != f"Bearer {self.fake.token}":
             self._send_json(401, {"code": 401, "message": "unauthenticated"})
             return
+        if method in self.fake.failures:
+            status, message = self.fake.failures[method]
+            self._send_json(status, {"code": status, "message": message})
+            return
         if method == "DownloadBenchmarkTaskRunOutput":
             run_id = int(body.get("runId", 0))
             if self.fake.blob_for(run_id) is None:
                 self._send_json(404, {"code": 404, "message": f"run {run_id} has no output"})
                 return
-            self._send(302, b"", "text/plain", {"Location": f"/blobs/run-{run_id}.zip"})
+            suffix = "-with-source" if body.get("includeSource") else ""
+            self._send(302, b"", "text/plain", {"Location": f"/blobs/run-{run_id}{suffix}.zip"})
             return
         status, data = self.fake.answer(parts[3], method, body)
         self._send_json(status, data)
@@ -255,7 +307,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.fake.record(RecordedCall(f"GET {self.path}", self.path, {}, self.headers.get("Authorization")))
         name = self.path.rsplit("/", 1)[-1]
         if self.path.startswith("/blobs/run-") and name.endswith(".zip"):
-            blob = self.fake.blob_for(int(name[len("run-") : -len(".zip")]))
+            run, with_source = name[len("run-") : -len(".zip")], name.endswith("-with-source.zip")
+            blob = self.fake.blob_for(int(run.removesuffix("-with-source")), include_source=with_source)
             if blob is not None:
                 self._send(200, blob, "application/zip")
                 return

@@ -1,6 +1,6 @@
 """A deliberately small protocol used by the spine tests: ask for a word, pass when it comes back.
 
-It follows the entry-module contract of hallubench.specs (render / play / aggregate) and
+It follows the entry-module contract of hallubench.tooling.specs (render / play / aggregate) and
 uses a system message plus two turns, so replay covers both kinds of message.
 """
 

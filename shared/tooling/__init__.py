@@ -1,0 +1,1 @@
+"""Never embedded into a task file: the commands and everything they need."""

@@ -1,0 +1,1 @@
+"""One module per benchmark, each declaring `BENCHMARKS` (see `hallubench.tooling.specs`): the registry."""

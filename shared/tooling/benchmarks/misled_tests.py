@@ -1,0 +1,53 @@
+"""misled-tests (thinking off and on): do models write tests that enshrine the bug?"""
+
+from __future__ import annotations
+
+from ..specs import Benchmark, ProtocolSpec
+
+BENCHMARKS = (
+    Benchmark(
+        name="misled-tests",
+        package="misled",
+        summary="classify test files against a HumanEvalPack problem, report runs",
+        cli_aliases=("misled",),
+        commands="hallubench.tooling.commands.misled",
+        report="hallubench.tooling.misled.report:rescore_report",
+        protocols=(
+            ProtocolSpec(
+                benchmark="misled-tests",
+                version=1,
+                entry="misled/task_v1.py",
+                title="misled-tests v1: do models write tests that enshrine the bug? (thinking off)",
+                description=(
+                    "HumanEvalPack Python, 164 problems x 6 conditions (buggy code, fixed code, "
+                    "model-written specification, signature only, human docstring only, buggy code with "
+                    "the docstring). Every test the model writes runs in isolation against the buggy and "
+                    "the fixed version: misled tests pass on buggy and fail on fixed, effective tests do "
+                    "the opposite. Prompts are ours, modelled on the description of Zhao, Zhou and Cohen "
+                    "(ISSTA 2026). Thinking off, 4,096-token cap."
+                ),
+                cases_factory="hallubench.misled.cases:v1_cases",
+            ),
+        ),
+    ),
+    Benchmark(
+        name="misled-tests-thinking",
+        package="misled",
+        summary="misled-tests with thinking on: its commands are misled-tests'",
+        report="hallubench.tooling.misled.report:rescore_report",
+        protocols=(
+            ProtocolSpec(
+                benchmark="misled-tests-thinking",
+                version=1,
+                entry="misled/task_v1.py",
+                title=("misled-tests-thinking v1: do models write tests that enshrine the bug? (thinking on)"),
+                description=(
+                    "The misled-tests v1 protocol for models run with thinking on (16,384-token cap): "
+                    "the same 164 HumanEvalPack problems and six conditions, so the two variants compare "
+                    "problem by problem."
+                ),
+                cases_factory="hallubench.misled.cases:v1_thinking_cases",
+            ),
+        ),
+    ),
+)

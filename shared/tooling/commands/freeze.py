@@ -1,0 +1,141 @@
+"""`hallubench freeze BENCHMARK` and `hallubench verify`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .verify_hosted import HOSTED_HELP, MODEL_HELP, run_verify_hosted
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "freeze",
+        help="lock a protocol version: record its hashes and create the tag <benchmark>/v<N>",
+        description="Record the task file's hashes in frozen_cases/protocols.lock, commit them and create "
+        "the annotated tag <benchmark>/v<N>. A frozen version never changes again.",
+    )
+    parser.add_argument(
+        "benchmark", nargs="?", help="benchmark name (its newest unfrozen version) or protocol id to freeze"
+    )
+    parser.add_argument("--no-commit", action="store_true", help="only write the lock (no commit, no tag)")
+    parser.add_argument(
+        "--restore-tags",
+        action="store_true",
+        help="freeze nothing; re-create every missing tag <benchmark>/v<N> at the commit that froze it (found "
+        "from the history of the lock), with the locked hashes in its message; existing tags are never moved",
+    )
+    parser.set_defaults(handler=run_freeze)
+    verify = subparsers.add_parser(
+        "verify",
+        help="fail when a frozen protocol changed: on disk, in any commit since it was frozen, or under its tag",
+        description="Re-hash every locked task file, its cases and golden hashes; find in the history of HEAD the "
+        "commit that froze each protocol (the first to add its lock entry) and check its files there; fail naming "
+        "any later commit that changed a locked file or changed or removed a lock entry; check each tag that "
+        "exists and report the missing ones. Exit codes: 0 verified (tags may be missing); 1 a frozen protocol "
+        "changed; 2 the history could not be read (not a git clone, a shallow clone) or no checkout found.",
+    )
+    verify.add_argument("--hosted", metavar="TASK", help=HOSTED_HELP)
+    verify.add_argument("-m", "--model", dest="models", action="append", default=[], metavar="MODEL", help=MODEL_HELP)
+    verify.set_defaults(handler=run_verify)
+
+
+def run_freeze(args: argparse.Namespace) -> int:
+    from ..build import load_specs, unfrozen
+    from ..freeze import FreezeError, freeze
+    from ..repo import repo_root_or_report
+    from ..specs import matching
+
+    root = repo_root_or_report()
+    if root is None:
+        return 2
+    if args.restore_tags:
+        if args.benchmark is not None or args.no_commit:
+            print("error: --restore-tags takes no protocol and no --no-commit", file=sys.stderr)
+            return 2
+        return _restore_tags(root)
+    if args.benchmark is None:
+        print("error: name the protocol to freeze (or pass --restore-tags)", file=sys.stderr)
+        return 2
+    specs = matching(load_specs(root), args.benchmark)
+    if not specs:
+        print(f"error: unknown benchmark {args.benchmark!r}", file=sys.stderr)
+        return 2
+    candidates = unfrozen(root, tuple(specs))
+    if not candidates:
+        print(f"error: every version of {args.benchmark} is already frozen", file=sys.stderr)
+        return 2
+    if len(candidates) > 1:
+        ids = ", ".join(s.protocol_id for s in candidates)
+        print(f"error: several unfrozen versions ({ids}); name one by its protocol id", file=sys.stderr)
+        return 2
+    spec = candidates[0]
+    try:
+        entry = freeze(root, spec, commit=not args.no_commit)
+    except FreezeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(
+        f"{entry.protocol}: frozen; {entry.task_file} sha256 {entry.task_sha256}"
+        + ("" if args.no_commit else f"; tag {entry.tag}")
+    )
+    return 0
+
+
+def _restore_tags(root: Path) -> int:
+    from ..freeze import restore_missing_tags
+    from ..git_history import HistoryUnavailable
+
+    try:
+        restored, problems = restore_missing_tags(root)
+    except HistoryUnavailable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for tag in restored:
+        if tag.created:
+            print(f"{tag.protocol}: created tag {tag.tag} at {tag.commit[:10]}")
+        else:
+            print(f"{tag.protocol}: tag {tag.tag} exists (at {tag.commit[:10]}), left as it is")
+    refused = sorted({problem.protocol for problem in problems})
+    for problem in problems:
+        print(f"{problem.protocol}: {problem.message}", file=sys.stderr)
+    if refused:
+        print(f"error: no tag restored for {', '.join(refused)}: its history does not verify", file=sys.stderr)
+        return 1
+    return 0
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    if args.hosted is not None or args.models:
+        return run_verify_hosted(args)
+    from ..freeze import verify
+    from ..repo import repo_root_or_report
+
+    root = repo_root_or_report()
+    if root is None:
+        return 2
+    report = verify(root)
+    failing = {problem.protocol for problem in report.problems}
+    for check in report.checks:
+        if check.anchor is None or check.entry.protocol in failing:
+            continue
+        commit = check.anchor.commit
+        tag = "checked" if check.tag is not None and check.tag.present else "missing"
+        print(
+            f"{check.entry.protocol}: verified; frozen in commit {commit.short} of {commit.committer_date[:10]} "
+            f'("{commit.subject}"), unchanged since; tag {check.entry.tag} {tag}'
+        )
+    for problem in report.problems:
+        print(f"{problem.protocol}: {problem.message}", file=sys.stderr)
+    if report.history_error is not None:
+        print(f"error: cannot verify the freeze: {report.history_error}", file=sys.stderr)
+        return 2
+    if report.missing_tags:
+        print(
+            f"{len(report.missing_tags)} tag(s) missing (tags do not travel with every clone; the freezing commits "
+            "above are the anchor): `hallubench freeze --restore-tags` re-creates them"
+        )
+    if not report.checks:
+        print("no frozen protocols yet")
+    return 1 if report.problems else 0

@@ -1,0 +1,42 @@
+"""`hallubench new NAME`: scaffold a benchmark that builds, runs on the embedded model and rescores as written."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "new",
+        help="scaffold a new benchmark: entry module, cases, declaration, README stub and tests",
+        description="Write shared/<package>/ (entry module task_v1.py, cases.py, README.md), its declaration in "
+        "shared/tooling/benchmarks/ and tests/<package>/: a trivial but real protocol (sums of two numbers) "
+        "that `hallubench build NAME`, `run NAME` and `rescore` take as written. Nothing is overwritten.",
+    )
+    parser.add_argument("name", help="the benchmark's name: lower-case words joined by hyphens, e.g. demo-bench")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..cli import make_parser
+    from ..repo import repo_root_or_report
+    from ..scaffold import ScaffoldError, plan, write
+    from ..specs import load_registry
+
+    root = repo_root_or_report()
+    if root is None:
+        return 2
+    commands = next(a for a in make_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    try:
+        scaffold = plan(args.name, load_registry(root), set(commands or {}), root)
+    except ScaffoldError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    for path in write(scaffold, root):
+        print(f"wrote {path}")
+    print(
+        f"\nnext: hallubench build {scaffold.name} && hallubench run {scaffold.name} --limit 2, then "
+        f"hallubench rescore <the folder it prints>; see shared/{scaffold.package}/README.md"
+    )
+    return 0

@@ -1,0 +1,37 @@
+"""`hallubench report RESULT.json --html OUT`: the HTML page of a rescore, from its saved `--json` result.
+
+The page `rescore --html` writes is made from that same JSON structure, so a result saved once can
+be turned into a page later, on another machine, without the run files or the task file.
+Exit codes: 0 written; 2 the file is missing or not a rescore result.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "report",
+        help="write the HTML page of a rescore from its saved --json result",
+        description="Write the self-contained HTML page of a rescore (the one `rescore --html` writes) from a result "
+        "saved with `hallubench rescore ... --json RESULT.json`. Exit codes: 0 written; 2 unreadable input.",
+    )
+    parser.add_argument("result", type=Path, metavar="RESULT.json", help="a result written by `rescore --json`")
+    parser.add_argument("--html", type=Path, metavar="OUT", required=True, help="the HTML file to write")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..report_html import ReportInputError, read_result, write_page
+
+    try:
+        data = read_result(args.result)
+    except ReportInputError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    write_page(data, args.html)
+    print(f"wrote HTML report: {args.html.resolve()}")
+    return 0

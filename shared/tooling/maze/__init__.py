@@ -1,0 +1,1 @@
+"""Tooling of the maze benchmark (never embedded)."""

@@ -1,0 +1,1 @@
+"""Tooling of the misled benchmark (never embedded)."""

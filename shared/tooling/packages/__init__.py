@@ -1,0 +1,1 @@
+"""Tooling of the packages benchmark (never embedded)."""

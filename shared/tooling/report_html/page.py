@@ -1,0 +1,87 @@
+"""Assemble the page from a rescore result (the dict `hallubench rescore --json` writes) and write it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ... import __version__
+from .benchmarks import benchmark_name, benchmark_section
+from .markup import esc
+from .mazes import legend, maze_layers
+from .rows import drilldown_payload, filters, json_for_script, rows_table, strict
+from .rowset import page_rows
+from .verification import verification_section
+
+
+class ReportInputError(ValueError):
+    """The file is not a rescore result."""
+
+
+def read_result(path: Path) -> dict[str, Any]:
+    """A saved `--json` result, checked for the parts the page needs."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ReportInputError(f"cannot read {path}: {error}") from error
+    if not isinstance(data, dict) or not isinstance(data.get("task"), dict) or not isinstance(data.get("models"), dict):
+        raise ReportInputError(f"{path} is not a `hallubench rescore --json` result (it needs `task` and `models`)")
+    return data
+
+
+def _asset(name: str) -> str:
+    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
+def render_page(result: Mapping[str, Any]) -> str:
+    """The whole page as one string: no external resource of any kind."""
+    data = strict(dict(result))
+    task = data.get("task") or {}
+    protocol = str(task.get("protocol") or "?")
+    rows = page_rows(data)
+    benchmark = benchmark_name(protocol)
+    mazes, maze_keys = maze_layers(rows) if benchmark == "hallumaze" else ({}, {})
+    payload = drilldown_payload(
+        rows, benchmark, mazes=mazes, maze_keys=maze_keys, legend=legend() if benchmark == "hallumaze" else []
+    )
+    with_messages = any("messages" in row.data for row in rows)
+    return "\n".join(
+        [
+            "<!doctype html>",
+            '<html lang="en"><head><meta charset="utf-8">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+            "script-src 'unsafe-inline'; img-src data:\">",
+            f"<title>hallubench rescore: {esc(protocol)}</title>",
+            f"<style>{_asset('page.css')}</style></head>",
+            f'<body data-benchmark="{esc(benchmark)}">',
+            f"<header><h1>Rescore of <code>{esc(protocol)}</code></h1>",
+            f"<p>Task file <code>{esc(task.get('path'))}</code>, payload sha256 "
+            f"<code>{esc(task.get('payload_sha256'))}</code>. Written by hallubench {esc(__version__)}.</p>",
+            '<nav><a href="#verification">Verification</a> · <a href="#leaderboard">Leaderboard</a> · '
+            '<a href="#rows">Rows</a></nav></header><main>',
+            verification_section(data, rows),
+            benchmark_section(data),
+            f'<section id="rows"><h2>Rows ({len(rows)})</h2>',
+            '<noscript><p class="note">Opening a row (its prompt, reply and evidence) needs JavaScript; the '
+            "same data is in this file as JSON (the script element <code>hb-data</code>).</p></noscript>",
+            ""
+            if with_messages
+            else '<p class="note">This result holds no conversations (written without them), so the '
+            "drill-down shows the re-scored rows only.</p>",
+            filters(rows),
+            rows_table(rows),
+            "</section></main>",
+            f'<script type="application/json" id="hb-data">{json_for_script(payload)}</script>',
+            f"<script>{_asset('page.js')}</script>",
+            "</body></html>",
+        ]
+    )
+
+
+def write_page(result: Mapping[str, Any], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_page(result), encoding="utf-8")

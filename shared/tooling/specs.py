@@ -1,0 +1,228 @@
+"""The registry of benchmarks and their protocol versions: every name and every hook, declared in one place.
+
+A **benchmark** has one name (`hallumaze`), from which its protocol ids (`hallumaze/v2`), task
+files (`tasks/hallumaze_v2.py`), Kaggle task names (`hallumaze-v2`) and its command group
+(`hallubench hallumaze ...`) derive. Its embeddable modules live in one folder of `shared/`, its
+`package` (`maze`, recorded explicitly; `cli_aliases` keep the short command names users know).
+Each benchmark is declared by a module of `shared/tooling/benchmarks/`, whose `BENCHMARKS` tuple
+registers it: adding a benchmark adds one such file (`hallubench new NAME` writes it).
+
+A **protocol version** is an entry module in the benchmark's package plus its cases. The entry
+module, and every module it imports, is embedded byte-exact into the task file, so it follows the
+embedding rules (checked by `build`): relative imports of hallubench modules only, never a module
+of `tooling/`; only the standard library, numpy and httpx at module level; no I/O, clock,
+environment or global random state at import time or while rendering. Its functions, typed in
+`hallubench.contract`:
+
+- `render(case) -> str`: the first user message (its sha256 is the committed golden hash);
+- `play(case, conv) -> PlayOutcome` (or `play(case, conv, options)` when the version declares run
+  options): talk to the model only through `conv.system(str)` / `conv.ask(str)`, score, return the
+  outcome; `hallubench.rows.play_row` adds the identity fields and turns exceptions into error rows;
+- `aggregate(rows) -> Aggregate`: metrics over all rows of one model, error rows included.
+
+The hooks a version or benchmark may provide, each with its default; nothing is found by
+`getattr`, and a declared hook that is missing or fails to import is an error:
+
+- `preflight` (version, default off): the entry defines `preflight(cases) -> dict`, run once in the
+  task file before any model call; it may raise to abort the run (a planted decoy was registered).
+- `comparable` (version, default off): the entry defines `comparable(row)`, the projection of a row
+  that `rescore` compares with the hosted one (e.g. without registry timestamps); off: whole rows.
+- `prepare` (version, default off): the entry defines `prepare(cases) -> cases`, the one place a protocol
+  may do I/O before rendering: it adds to each frozen case the external data the case refers to (data
+  that may not be embedded, like HumanEvalPack), verified against the hashes the case pins. The task
+  file, `build` and `rescore` call it once; `render` and `play` then see prepared cases only.
+- `run_options` (version, default none): settings a local run may change (`hallubench run --option
+  NAME=VALUE`), passed to `play` as its third argument and written into every row.
+- `n_jobs` (version, default 1): rows kaggle-benchmarks plays at once.
+- `report` (benchmark, default none): `"module:function"` of the tooling that turns verified rows
+  into the benchmark's own tables for `rescore` (`function(rows_by_model, **options) -> dict`).
+- `commands` (benchmark, default none): the tooling module whose `register(subparsers, name, aliases)`
+  adds `hallubench <name> ...`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import pkgutil
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+DECLARATIONS = PurePosixPath("tooling") / "benchmarks"  # under shared/: one module per benchmark
+
+
+@dataclass(frozen=True)
+class RunOption:
+    """A setting a local run may change; hosted runs use the default. Recorded in every row it reaches."""
+
+    name: str
+    default: str
+    help: str
+
+
+@dataclass(frozen=True)
+class ProtocolSpec:
+    """One protocol version: what to embed, how to name it, and the hooks its entry module provides."""
+
+    benchmark: str
+    version: int
+    entry: str
+    title: str
+    description: str
+    cases_factory: str | None = None
+    n_jobs: int = 1
+    preflight: bool = False
+    comparable: bool = False
+    prepare: bool = False
+    run_options: tuple[RunOption, ...] = ()
+
+    @property
+    def protocol_id(self) -> str:
+        return f"{self.benchmark}/v{self.version}"
+
+    @property
+    def stem(self) -> str:
+        """File-name stem, also the Python identifier of the stored task: `hallumaze_v2`."""
+        return f"{self.benchmark.replace('-', '_')}_v{self.version}"
+
+    @property
+    def task_name(self) -> str:
+        """Name of the stored kbench task; its slug is the Kaggle task slug."""
+        return f"{self.benchmark}-v{self.version}"
+
+    @property
+    def tag(self) -> str:
+        return f"{self.benchmark}/v{self.version}"
+
+    @property
+    def task_path(self) -> PurePosixPath:
+        return PurePosixPath("tasks") / f"{self.stem}.py"
+
+    @property
+    def cases_path(self) -> PurePosixPath:
+        return PurePosixPath("frozen_cases") / self.benchmark / f"v{self.version}" / "cases.json"
+
+    @property
+    def golden_path(self) -> PurePosixPath:
+        return PurePosixPath("frozen_cases") / self.benchmark / f"v{self.version}" / "prompts.sha256.json"
+
+    def option_defaults(self) -> dict[str, str]:
+        return {option.name: option.default for option in self.run_options}
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A benchmark: its one name, the folder of its embeddable modules, its tooling hooks, its versions."""
+
+    name: str
+    package: str
+    summary: str
+    protocols: tuple[ProtocolSpec, ...]
+    cli_aliases: tuple[str, ...] = ()
+    commands: str | None = None
+    report: str | None = None
+
+
+class HookError(Exception):
+    """A declared hook that is missing or does not import: named, never skipped."""
+
+
+def load_hook(reference: str, what: str) -> Any:
+    """The object `"package.module:attribute"` names; raises HookError naming the hook and the cause."""
+    module_name, _, attribute = reference.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:
+        raise HookError(f"{what} {reference!r} failed to import: {type(exc).__name__}: {exc}") from exc
+    if not attribute:
+        return module
+    try:
+        return getattr(module, attribute)
+    except AttributeError:
+        raise HookError(f"{what} {reference!r}: {module_name} has no {attribute!r}") from None
+
+
+@dataclass(frozen=True)
+class Registry:
+    """Every declared benchmark, in name order."""
+
+    benchmarks: tuple[Benchmark, ...]
+
+    @property
+    def protocols(self) -> tuple[ProtocolSpec, ...]:
+        return tuple(spec for benchmark in self.benchmarks for spec in benchmark.protocols)
+
+    def benchmark(self, name: str) -> Benchmark | None:
+        """The benchmark called `name` or, for a command line, one of its aliases."""
+        return next((b for b in self.benchmarks if name == b.name or name in b.cli_aliases), None)
+
+    def benchmark_of(self, protocol_id: str) -> Benchmark | None:
+        return next((b for b in self.benchmarks for s in b.protocols if s.protocol_id == protocol_id), None)
+
+    def spec(self, protocol_id: str) -> ProtocolSpec | None:
+        return next((s for s in self.protocols if s.protocol_id == protocol_id), None)
+
+
+def matching(protocols: Iterable[ProtocolSpec], name: str) -> list[ProtocolSpec]:
+    """The protocols a name given on the command line refers to, oldest version first.
+
+    A name is a benchmark (`hallumaze`: every version), a protocol id (`hallumaze/v2`), a stem
+    (`hallumaze_v2`), a Kaggle task name (`hallumaze-v2`) or a task path (`tasks/hallumaze_v2.py`).
+    """
+    matches = [
+        spec
+        for spec in protocols
+        if name in (spec.benchmark, spec.protocol_id, spec.stem, spec.task_name, str(spec.task_path))
+    ]
+    return sorted(matches, key=lambda spec: spec.version)
+
+
+def installed_registry() -> Registry:
+    """The benchmarks this installed package declares."""
+    from . import benchmarks
+
+    declared: list[Benchmark] = []
+    for info in sorted(pkgutil.iter_modules(benchmarks.__path__), key=lambda info: info.name):
+        module = importlib.import_module(f"{benchmarks.__name__}.{info.name}")
+        declared.extend(module.BENCHMARKS)
+    return Registry(tuple(sorted(declared, key=lambda b: b.name)))
+
+
+def load_registry(root: Path) -> Registry:
+    """The benchmarks declared in the checkout at `root`, loaded in isolation from the installed package.
+
+    `build`, `freeze` and the task lookup work on a checkout (a scratch copy in tests, a newer
+    checkout than the one installed), so they read its declarations, not the installed ones.
+    """
+    from ..embedding import EmbeddedModules
+
+    shared = root / "shared"
+    folder = shared / DECLARATIONS
+    sources = {"specs.py": (shared / "tooling" / "specs.py").read_text(encoding="utf-8")}
+    names = sorted(p.stem for p in folder.glob("*.py") if p.stem != "__init__") if folder.is_dir() else []
+    sources["benchmarks/__init__.py"] = ""
+    for name in names:
+        sources[f"benchmarks/{name}.py"] = (folder / f"{name}.py").read_text(encoding="utf-8")
+    finder = EmbeddedModules(f"_hallubench_registry_{abs(hash(str(root)))}", sources)
+    try:
+        declared = [_adopt(b) for name in names for b in finder.load(f"benchmarks.{name}").BENCHMARKS]
+    finally:
+        finder.uninstall()
+    return Registry(tuple(sorted(declared, key=lambda b: b.name)))
+
+
+def _adopt(value: Any) -> Any:
+    """A declaration loaded in isolation, rebuilt from this module's own classes (so isinstance holds)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        cls = {"RunOption": RunOption, "ProtocolSpec": ProtocolSpec, "Benchmark": Benchmark}[type(value).__name__]
+        return cls(**{f.name: _adopt(getattr(value, f.name)) for f in dataclasses.fields(value)})
+    if isinstance(value, tuple):
+        return tuple(_adopt(item) for item in value)
+    return value
+
+
+def find(name: str) -> list[ProtocolSpec]:
+    """`matching` over this package's own registry."""
+    return matching(installed_registry().protocols, name)
