@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallucinated-packages/v8'
 HB_PROTOCOL_VERSION = 8
-HB_PAYLOAD_SHA256 = 'f09fe96dda4c43784f136fe572cf6d518c5e2dc6fd89dd453bcb4a79782f3e00'
+HB_PAYLOAD_SHA256 = '6d70a7ecf6232a211d45c3a23a0ced30a2f94860adf97c7f4337b6b4e95767fc'
 HB_TAG = 'hallucinated-packages/v8'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -26,6 +26,104 @@ HB_MODULES = {}
 HB_MODULES['__init__.py'] = r'''"""hallubench: Kaggle Benchmarks tasks that measure where code models mislead their users."""
 
 __version__ = "0.1.0"
+'''
+
+# %% embedded module contract.py sha256=eb07c6287db554ed587b1dd23e6b3720d001db8e781614ccab0a867538018a5c
+HB_MODULES['contract.py'] = r'''"""The protocol contract as types: what an entry module's functions take and return.
+
+An entry module (`shared/<package>/task_v<N>.py`, declared by a `ProtocolSpec`) provides
+`render`, `play` and `aggregate`, and the hooks its spec declares (`preflight`, `comparable`);
+`EntryModule` and its variants say so for mypy, and `hallubench build` checks the same at run
+time (`hallubench.tooling.contract_check`). The dicts are TypedDicts: a benchmark's own outcome
+extends `PlayOutcome` with its fields (`class MazeOutcome(PlayOutcome): ...`).
+
+Rows travel through run files as protobuf Structs, so every value must be JSON (no NaN: an
+undefined rate is None, its denominator beside it). Embedded into task files: typing only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, Protocol, Required, TypedDict
+
+from .conversation import Conversation
+
+Verdict = Literal["pass", "fail", "error", "unscored"]
+Case = dict[str, Any]  # one case as frozen in cases.json: canonical JSON with a string "id"
+RunOptions = Mapping[str, str]  # the declared run options, every one present (defaults filled in)
+
+
+class PlayOutcome(TypedDict, total=False):
+    """What `play` returns: a verdict, why, and the scores the aggregate needs."""
+
+    verdict: Required[Verdict]
+    detail: str
+    scores: dict[str, Any]
+    error_kind: str  # for verdict "error": "scorer", "model_call", "run_errored", ...
+
+
+class Row(PlayOutcome, total=False):
+    """A stored row: the outcome plus the identity `rows.play_row` adds (run files keep no inputs)."""
+
+    row_format: Required[int]
+    protocol: Required[str]
+    payload_sha256: Required[str]
+    case_id: Required[str]
+    prompt_sha256: Required[list[str]]  # of every message the protocol sent, in order
+    calls: Required[int]
+    run_options: dict[str, str]  # present when the version declares run options
+
+
+class Aggregate(TypedDict, total=False):
+    """What `aggregate` returns over one model's rows (error rows included, counted in denominators)."""
+
+    headline: Required[float | None]  # None when undefined (0 of 0); the stored task's score is then 0.0
+    headline_name: Required[str]
+    metrics: Required[dict[str, Any]]
+
+
+class EntryModule(Protocol):
+    """The three functions every entry module defines."""
+
+    def render(self, case: Case) -> str: ...
+
+    def play(self, case: Case, conv: Conversation) -> PlayOutcome: ...
+
+    def aggregate(self, rows: list[Row]) -> Aggregate: ...
+
+
+class EntryModuleWithOptions(Protocol):
+    """An entry module whose version declares run options: `play` takes them as its third argument."""
+
+    def render(self, case: Case) -> str: ...
+
+    def play(self, case: Case, conv: Conversation, options: RunOptions) -> PlayOutcome: ...
+
+    def aggregate(self, rows: list[Row]) -> Aggregate: ...
+
+
+class PreflightHook(Protocol):
+    """`ProtocolSpec.preflight`: run once in the task file before any model call; raise to abort the run."""
+
+    def preflight(self, cases: Sequence[Case]) -> dict[str, Any]: ...
+
+
+class PreflightHookWithOptions(Protocol):
+    """The preflight of a version that declares run options: it gets them as its second argument."""
+
+    def preflight(self, cases: Sequence[Case], options: RunOptions) -> dict[str, Any]: ...
+
+
+class PrepareHook(Protocol):
+    """`ProtocolSpec.prepare`: the frozen cases with the external data they refer to, loaded and verified."""
+
+    def prepare(self, cases: Sequence[Case]) -> list[Case]: ...
+
+
+class ComparableHook(Protocol):
+    """`ProtocolSpec.comparable`: the part of a row `rescore` compares with the hosted row."""
+
+    def comparable(self, row: Mapping[str, Any]) -> Any: ...
 '''
 
 # %% embedded module conversation.py sha256=52caebd8cc20256031e0d6329becc4cf562ec92f94728ab2055952e483f332a9
@@ -5196,7 +5294,7 @@ async def load_npm_package(client: RegistryClient, name: str, version: str | Non
     return loaded
 '''
 
-# %% embedded module packages/protocol.py sha256=309b4cf03c6f645e565c9e072e9359dd75ac99c13df44840d4cb3d214ca4d699
+# %% embedded module packages/protocol.py sha256=190af9a0398fe0f9ee1d45e2bd2834d0e85e9ac14c2203c57ae53f96d65f6da2
 HB_MODULES['packages/protocol.py'] = r'''"""What v6 and v7 share: the prompt wording, playing one case, and the registry configuration.
 
 `play` asks once, extracts and checks every reference against the registries (live PyPI and
@@ -5250,8 +5348,15 @@ def registry_settings() -> RegistrySettings:
     return RegistrySettings(**values)
 
 
-def _client() -> RegistryClient:
-    settings = registry_settings()
+def settings_from_options(options: Mapping[str, str]) -> RegistrySettings:
+    """Registry settings from a version's declared run options `pypi_url` and `npm_url` (v8 on)."""
+    pypi = options["pypi_url"].rstrip("/")
+    return RegistrySettings(pypi_json_url=f"{pypi}/pypi", pypi_simple_url=f"{pypi}/simple", npm_url=options["npm_url"])
+
+
+def _client(settings: RegistrySettings | None = None) -> RegistryClient:
+    """A client on `settings` (or, for v6/v7, `registry_settings()`), with one verdict cache per settings."""
+    settings = settings or registry_settings()
     if _STATE["cache"] is None or _STATE.get("cache_for") != settings:
         # shared across the cases of a run: each unique name is looked up once
         _STATE["cache"] = VerdictCache(settings.cache_exists_s, settings.cache_missing_s)
@@ -5269,20 +5374,23 @@ def render_prompt(case: Mapping[str, Any]) -> str:
     )
 
 
-async def _check(answer: str) -> AnswerCheck:
-    async with _client() as client:
+async def _check(answer: str, settings: RegistrySettings | None) -> AnswerCheck:
+    async with _client(settings) as client:
         return await check_answer(client, answer, decoys=PLANTED)
 
 
-def play_case(case: Mapping[str, Any], conv: Conversation) -> dict[str, Any]:
-    """Ask once, check every reference, score; the row carries all references and verdicts."""
+def play_case(case: Mapping[str, Any], conv: Conversation, settings: RegistrySettings | None = None) -> dict[str, Any]:
+    """Ask once, check every reference, score; the row carries all references and verdicts.
+
+    `settings`: the registries to ask (v8 passes them from its run options); None: `registry_settings()`.
+    """
     answer = conv.ask(render_prompt(case))
-    check = run_sync(_check(answer))
+    check = run_sync(_check(answer, settings))
     scores = sample_scores(check, case)
     verdict, detail = row_verdict(scores)
     if scores["references_extracted"] == 0:
         verdict, detail = "unscored", "no package or module reference in the answer"
-    settings = registry_settings()
+    settings = settings or registry_settings()
     return {
         "verdict": verdict,
         "detail": detail,
@@ -5317,11 +5425,11 @@ def comparable_row(row: Mapping[str, Any]) -> Any:
     return strip(row)
 
 
-def run_preflight(*, gate: bool) -> dict[str, Any]:
+def run_preflight(*, gate: bool, settings: RegistrySettings | None = None) -> dict[str, Any]:
     """Decoy gate (when `gate`) and canary before any model call; raises PreflightError to abort."""
 
     async def go() -> dict[str, Any]:
-        async with _client() as client:
+        async with _client(settings) as client:
             report: dict[str, Any] = {}
             if gate:
                 report["decoy_gate"] = (await decoy_gate(client)).to_dict()
@@ -8501,7 +8609,7 @@ def node_builtin(specifier: str) -> bool:
     return specifier in NODE_BUILTINS
 '''
 
-# %% embedded module packages/task_v8.py sha256=be1d8992cb917c38bbc37f6699fbf72403e321e538616d3f625459706d8aea48
+# %% embedded module packages/task_v8.py sha256=0ce7fc02fd5f81b072c67bbbf124e86f6559f7d9073d4b64f1f1ed41a8beeed6
 HB_MODULES['packages/task_v8.py'] = r'''"""Entry module of hallucinated-packages v8: v7's prompts and cases, scored by the general symbol gate.
 
 Follows the contract in `hallubench.contract`. Rendering, playing and aggregating are v7's
@@ -8518,8 +8626,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..contract import RunOptions
 from ..conversation import Conversation
-from .protocol import comparable_row, play_case, render_prompt, run_preflight
+from .protocol import comparable_row, play_case, render_prompt, run_preflight, settings_from_options
 from .scoring import aggregate_rows
 
 
@@ -8527,8 +8636,9 @@ def render(case: dict[str, Any]) -> str:
     return render_prompt(case)
 
 
-def play(case: dict[str, Any], conv: Conversation) -> dict[str, Any]:
-    return play_case(case, conv)
+def play(case: dict[str, Any], conv: Conversation, options: RunOptions) -> dict[str, Any]:
+    """`options`: the declared run options `pypi_url` and `npm_url` (recorded in the row by the task file)."""
+    return play_case(case, conv, settings_from_options(options))
 
 
 def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -8540,9 +8650,9 @@ def comparable(row: dict[str, Any]) -> Any:
     return comparable_row(row)
 
 
-def preflight(cases: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Decoy gate (20 lookups) and canary; raises PreflightError to stop the run."""
-    report = run_preflight(gate=True)
+def preflight(cases: Sequence[dict[str, Any]], options: RunOptions) -> dict[str, Any]:
+    """Decoy gate (20 lookups) and canary against the registries the run options name; raises to stop the run."""
+    report = run_preflight(gate=True, settings=settings_from_options(options))
     report["cases"] = len(cases)
     return report
 '''
@@ -9767,16 +9877,33 @@ class _HbKbenchConversation:
         return self._llm.prompt(text)
 
 
+HB_RUN_OPTION_DEFAULTS = {'pypi_url': 'https://pypi.org', 'npm_url': 'https://registry.npmjs.org'}
+
+
+def _hb_run_options():
+    """The version's declared run options: their defaults, or for a local run what HALLUBENCH_RUN_OPTIONS sets."""
+    given = json.loads(os.environ.get("HALLUBENCH_RUN_OPTIONS") or "{}")
+    unknown = sorted(set(given) - set(HB_RUN_OPTION_DEFAULTS))
+    if unknown:
+        known = ", ".join(sorted(HB_RUN_OPTION_DEFAULTS))
+        raise ValueError(f"{HB_PROTOCOL_ID} has no run option {', '.join(unknown)} (it has: {known})")
+    return {**HB_RUN_OPTION_DEFAULTS, **{str(k): str(v) for k, v in given.items()}}
+
+
+HB_RUN_OPTIONS = _hb_run_options()
+
+
 @kbench.task(name='hallucinated_packages_v8_row', store_task=False)
 def hallucinated_packages_v8_row(llm, case_json: str) -> dict:
     case = json.loads(case_json)
     row = _hb_rows.play_row(
-        _hb_entry.play,
+        lambda case, conv: _hb_entry.play(case, conv, HB_RUN_OPTIONS),
         case,
         _HbKbenchConversation(llm),
         protocol_id=HB_PROTOCOL_ID,
         payload_sha256=HB_PAYLOAD_SHA256,
     )
+    row["run_options"] = dict(HB_RUN_OPTIONS)  # which settings this row was played under
     _hb_report_progress(case["id"], len(_hb_selected_cases()))
     return row
 
@@ -9785,7 +9912,7 @@ def hallucinated_packages_v8_row(llm, case_json: str) -> dict:
 def hallucinated_packages_v8(llm) -> float:
     cases = _hb_selected_cases()
     # the version declares a preflight (ProtocolSpec.preflight): once, before any model call; it may abort the run
-    print("preflight:", json.dumps(_hb_entry.preflight(cases), sort_keys=True, default=str))
+    print("preflight:", json.dumps(_hb_entry.preflight(cases, HB_RUN_OPTIONS), sort_keys=True, default=str))
     frame = pd.DataFrame(
         {"case_json": [json.dumps(case, sort_keys=True) for case in cases]},
         index=[case["id"] for case in cases],

@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..contract import RunOptions
 from ..conversation import Conversation
-from .protocol import comparable_row, play_case, render_prompt, run_preflight
+from .protocol import comparable_row, play_case, render_prompt, run_preflight, settings_from_options
 from .scoring import aggregate_rows
 
 
@@ -23,8 +24,9 @@ def render(case: dict[str, Any]) -> str:
     return render_prompt(case)
 
 
-def play(case: dict[str, Any], conv: Conversation) -> dict[str, Any]:
-    return play_case(case, conv)
+def play(case: dict[str, Any], conv: Conversation, options: RunOptions) -> dict[str, Any]:
+    """`options`: the declared run options `pypi_url` and `npm_url` (recorded in the row by the task file)."""
+    return play_case(case, conv, settings_from_options(options))
 
 
 def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -36,8 +38,8 @@ def comparable(row: dict[str, Any]) -> Any:
     return comparable_row(row)
 
 
-def preflight(cases: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Decoy gate (20 lookups) and canary; raises PreflightError to stop the run."""
-    report = run_preflight(gate=True)
+def preflight(cases: Sequence[dict[str, Any]], options: RunOptions) -> dict[str, Any]:
+    """Decoy gate (20 lookups) and canary against the registries the run options name; raises to stop the run."""
+    report = run_preflight(gate=True, settings=settings_from_options(options))
     report["cases"] = len(cases)
     return report

@@ -58,7 +58,8 @@ def test_a_v7_run_rescored_with_v8_reports_numpy_fake_vectorize_all_missing(
         for name, value in env.items():
             monkeypatch.setenv(name, value)
         report = tmp_path / "report.json"
-        code = main(["rescore", str(runs), "--task", str(V7), "--scorer", str(V8), "--json", str(report)])
+        v8_registry = ["--option", f"pypi_url={registry.base_url}", "--option", f"npm_url={registry.base_url}/npm"]
+        code = main(["rescore", str(runs), "--task", str(V7), "--scorer", str(V8), "--json", str(report), *v8_registry])
     out = capsys.readouterr().out
     assert code == 0, out
     data = json.loads(report.read_text())

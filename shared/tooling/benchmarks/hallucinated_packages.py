@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..specs import Benchmark, ProtocolSpec
+from ..specs import Benchmark, ProtocolSpec, RunOption
 
 BENCHMARKS = (
     Benchmark(
@@ -66,6 +66,10 @@ BENCHMARKS = (
                 cases_factory="hallubench.packages.cases:v7_cases",
                 preflight=True,
                 comparable=True,
+                run_options=(
+                    RunOption("pypi_url", "https://pypi.org", "the PyPI base URL (JSON API /pypi, Simple API /simple)"),
+                    RunOption("npm_url", "https://registry.npmjs.org", "the npm registry's base URL"),
+                ),
             ),
         ),
     ),
