@@ -77,6 +77,12 @@ class PreflightHook(Protocol):
     def preflight(self, cases: Sequence[Case]) -> dict[str, Any]: ...
 
 
+class PreflightHookWithOptions(Protocol):
+    """The preflight of a version that declares run options: it gets them as its second argument."""
+
+    def preflight(self, cases: Sequence[Case], options: RunOptions) -> dict[str, Any]: ...
+
+
 class PrepareHook(Protocol):
     """`ProtocolSpec.prepare`: the frozen cases with the external data they refer to, loaded and verified."""
 

@@ -61,6 +61,12 @@ def _loopback_registry() -> Iterator[dict[str, str]]:
         yield {"HALLUBENCH_PYPI_URL": registry.base_url, "HALLUBENCH_NPM_URL": f"{registry.base_url}/npm"}
 
 
+# Run options the suite can point at its loopback services, by name; a version declaring others runs on defaults.
+def _loopback_options(spec: ProtocolSpec, env: dict[str, str]) -> dict[str, str]:
+    known = {"pypi_url": env["HALLUBENCH_PYPI_URL"], "npm_url": env["HALLUBENCH_NPM_URL"]}
+    return {option.name: known[option.name] for option in spec.run_options if option.name in known}
+
+
 @pytest.fixture(scope="module")
 def registry_env() -> Iterator[dict[str, str]]:
     with _loopback_registry() as env, pytest.MonkeyPatch.context() as patch:
@@ -237,7 +243,10 @@ def test_the_task_file_runs_under_kbench_and_rescores_verified(
     from support.hosted import run_like_kaggle
 
     task = ROOT / spec.task_path
-    run_like_kaggle(task, tmp_path, lambda messages: NON_ANSWER, env={"HALLUBENCH_LIMIT": "2", **registry_env})
+    options = {"HALLUBENCH_RUN_OPTIONS": json.dumps(_loopback_options(spec, registry_env))}
+    run_like_kaggle(
+        task, tmp_path, lambda messages: NON_ANSWER, env={"HALLUBENCH_LIMIT": "2", **registry_env, **options}
+    )
     report = tmp_path / "report.json"
     assert main(["rescore", str(tmp_path), "--task", str(task), "--json", str(report), "--quiet"]) == 0
     (summary,) = json.loads(report.read_text())["summary"]

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
         ("hallumaze/v3", "hallumaze/v3"),
         ("hallumaze_v2", "hallumaze/v2"),
         ("hallumaze-v2", "hallumaze/v2"),
-        ("hallucinated-packages", "hallucinated-packages/v7"),  # the newest of several
+        ("hallucinated-packages", "hallucinated-packages/v8"),  # the newest of several
         ("hallucinated-packages/v6", "hallucinated-packages/v6"),
     ],
 )
@@ -39,7 +39,9 @@ def test_a_path_is_taken_as_it_is(tmp_path: Path) -> None:
 
 
 def test_several_versions_are_refused_where_one_is_needed() -> None:
-    with pytest.raises(AmbiguousTask, match=r"hallucinated-packages/v6, hallucinated-packages/v7"):
+    with pytest.raises(
+        AmbiguousTask, match=r"hallucinated-packages/v6, hallucinated-packages/v7, hallucinated-packages/v8"
+    ):
         find_task("hallucinated-packages", newest_of_several=False)
 
 
@@ -51,7 +53,10 @@ def test_an_unknown_name_lists_the_known_benchmarks() -> None:
 
 def test_push_asks_for_one_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["push", "hallucinated-packages", "--dry-run"]) == 2
-    assert "matches several protocols (hallucinated-packages/v6, hallucinated-packages/v7)" in capsys.readouterr().err
+    assert (
+        "matches several protocols (hallucinated-packages/v6, hallucinated-packages/v7, hallucinated-packages/v8)"
+        in capsys.readouterr().err
+    )
 
 
 def test_rescore_takes_a_protocol_name_for_task(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -18,6 +18,7 @@ from hallubench.tooling.build import load_specs
 from hallubench.tooling.cli import main
 
 from support.hosted import run_like_kaggle
+from support.registry_urls import registry_env
 
 pytest.importorskip("kaggle_benchmarks")
 
@@ -75,7 +76,7 @@ def _environment(benchmark: str) -> Iterator[dict[str, str]]:
 
     with tempfile.TemporaryDirectory() as folder, FakeRegistry(Path(folder)) as registry:
         populate(registry)
-        yield {"HALLUBENCH_PYPI_URL": registry.base_url, "HALLUBENCH_NPM_URL": f"{registry.base_url}/npm"}
+        yield registry_env(registry.base_url)
 
 
 SPECS = [spec for spec in load_specs(ROOT) if spec.benchmark in REPLIES]

@@ -7,8 +7,10 @@ symbol gate (symbol level: `found` / `missing-symbol` / `missing-submodule` / `m
 / `removed-api` / `unverified`). A Python import is checked against every plausible
 distribution (declared in the answer first, then the curated map, then the same name), so
 `import yaml` exists via PyYAML and `mt940.parse` is found in `mt-940` unless the answer pinned
-`mt940==0.8.1`. Chains reached through an instance (`df.append`, `app.del`) are never called
-missing: only found, removed-api (a curated removal the version in use is past) or unverified.
+`mt940==0.8.1`. Chains reached through an object the answer built (`df = pd.DataFrame(); df.append`,
+`app = express(); app.listen`, `new Command().option`) are decided like any other: missing only
+when the class (Python) or the declarations of what the call returns (JavaScript) are read
+completely.
 Whatever goes wrong inside one check becomes that reference's `unverified` verdict with the
 error named, so one bad reference never loses the others. Embedded: stdlib + httpx.
 """
@@ -221,17 +223,18 @@ class _Checker:
             self._symbol_memo[key] = task
         return task
 
-    async def _python_symbol(self, dists: list[DistCandidate], module: str, chain: tuple[str, ...]) -> SymbolVerdict:
-        key = ("py", tuple(dists), module, chain)
-        return await self._memo(key, lambda: check_python_symbol(self.client, dists, module, chain))
-
-    async def _js_symbol(
-        self, package: str, subpath: str | None, names: tuple[str, ...], version: str | None
+    async def _python_symbol(
+        self, dists: list[DistCandidate], module: str, chain: tuple[str, ...], instance: bool
     ) -> SymbolVerdict:
-        from .jssymbols import check_js_symbol  # the JS gate loads its tree-sitter parts on first use
+        key = ("py", tuple(dists), module, chain, instance)
+        return await self._memo(key, lambda: check_python_symbol(self.client, dists, module, chain, instance=instance))
 
-        key = ("js", package, subpath, names, version)
-        return await self._memo(key, lambda: check_js_symbol(self.client, package, subpath, names, version))
+    async def _js_use(self, package: str, subpath: str | None, use: Any, version: str | None) -> SymbolVerdict:
+        from .jssymbols import check_js_use  # the JS gate loads its tree-sitter parts on first use
+
+        key = ("js", package, subpath, use, version)
+        uses = (use,) if use is not None else ()
+        return await self._memo(key, lambda: check_js_use(self.client, package, subpath, uses, version))
 
     def _version_in_use(self, reference: Reference, package_verdict: ReferenceVerdict) -> str | None:
         if reference.version:
@@ -258,25 +261,22 @@ class _Checker:
             if not chains and module != reference.package:
                 chains = [((), False)]
             for chain, instance in chains:
-                verdict = await self._guarded(self._python_symbol(dists, module, chain))
+                verdict = await self._guarded(self._python_symbol(dists, module, chain, instance))
                 name = ".".join((module, *chain))
                 out.append(self._symbol_verdict(reference, name, verdict, chain, instance, version or latest))
         else:
-            if reference.subpath or reference.symbols:
-                names = tuple(c[0] for c in reference.symbols)
-                verdict = await self._guarded(self._js_symbol(reference.package, reference.subpath, names, version))
-                name = reference.text + (":" + ",".join(names) if names else "")
-                out.append(self._symbol_verdict(reference, name, verdict, (), False, version or latest))
-            for chain in reference.instance_symbols:
-                name = f"{reference.package}{'()' if chain[0] == '()' else ''}.{chain[-1]}"
-                if chain[0] == "()":
-                    why = "member of an object built at run time: not in any export list"
-                    verdict = SymbolVerdict("unverified", why, None, (), package_verdict.evidence)
-                else:
-                    verdict = await self._guarded(
-                        self._js_symbol(reference.package, reference.subpath, chain[:1], version)
-                    )
-                out.append(self._symbol_verdict(reference, name, verdict, chain, True, version or latest))
+            from .jssymbols import use_from_chain
+
+            source = reference.source
+            uses = [(c, use_from_chain(c, strong=True, source=source), False) for c in reference.symbols]
+            uses += [(c, use_from_chain(c, strong=False, source=source), True) for c in reference.instance_symbols]
+            if not uses and reference.subpath:
+                verdict = await self._guarded(self._js_use(reference.package, reference.subpath, None, version))
+                out.append(self._symbol_verdict(reference, reference.text, verdict, (), False, version or latest))
+            for chain, use, weak in uses:
+                verdict = await self._guarded(self._js_use(reference.package, reference.subpath, use, version))
+                name = use.label(reference.text)
+                out.append(self._symbol_verdict(reference, name, verdict, chain, weak, version or latest))
         return out
 
     async def _guarded(self, awaitable: Awaitable[SymbolVerdict]) -> SymbolVerdict:
@@ -298,17 +298,19 @@ class _Checker:
     ) -> ReferenceVerdict:
         label, reason = verdict.verdict, verdict.reason
         curated = removed_lookup(reference.ecosystem, reference.package, chain) if chain else None
-        if curated and label in ("missing-symbol", "unverified"):
-            past = removed_at(curated, version)
-            if past:
-                label = "removed-api"
-                reason = (
-                    f"removed in {curated.package} {curated.removed_in}; use {curated.replacement} ({curated.source})"
-                )
-            elif past is False:
-                label, reason = "unverified", f"still present in {version}, removed in {curated.removed_in}"
-        if instance and label == "missing-symbol":
-            label, reason = "unverified", f"instance attribute, may be set at run time or inherited ({reason})"
+        past = removed_at(curated, version) if curated is not None else None
+        if curated is not None and label == "missing-symbol" and past:
+            # The gate decided the name is missing; the table names the release that removed it, which
+            # no published file of an older release shows (Express's typings never declared app.del).
+            label = "removed-api"
+            reason = (
+                f"{reason}; removed in {curated.package} {curated.removed_in}, use {curated.replacement} "
+                f"({curated.source})"
+            )
+        elif curated is not None and label == "missing-symbol" and past is False:
+            # The declarations omit a name the release still has at run time: never missing.
+            label = "unverified"
+            reason = f"{reason}; but {curated.package} {version} still has it (removed in {curated.removed_in})"
         return ReferenceVerdict(
             reference,
             "symbol",

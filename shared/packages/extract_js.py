@@ -122,7 +122,10 @@ class _Walker:
         self.problems: list[str] = []
         self.namespace_aliases: dict[str, int] = {}
         self.weak_aliases: dict[str, int] = {}
-        self.instances: dict[str, int] = {}
+        self.named_bindings: dict[str, tuple[int, str]] = {}  # local name -> (reference, export name)
+        self.instances: dict[str, tuple[int, tuple[str, ...], bool]] = {}  # name -> (reference, path, strong)
+        self.reassigned: set[str] = set()
+        self.assigned_members: set[tuple[str, str]] = set()  # `app.x = ...` in the answer itself
 
     def add(self, node: Any, source: str, specifier: str, symbols: tuple[tuple[str, ...], ...] = ()) -> int:
         classification, package, subpath, note = classify_specifier(specifier)
@@ -182,9 +185,14 @@ class _Walker:
                         name = specifier.child_by_field_name("name")
                         if name is not None and not any(c.type == "type" for c in specifier.children):
                             symbols.append((_text(name),))
+                            alias = specifier.child_by_field_name("alias") or name
+                            bindings.append(("named:" + _text(name), _text(alias)))
         index = self.add(node, "import", spec, () if type_only else tuple(symbols))
         for kind, alias in bindings:
-            (self.namespace_aliases if kind == "namespace" else self.weak_aliases)[alias] = index
+            if kind.startswith("named:"):
+                self.named_bindings[alias] = (index, kind[len("named:") :])
+            else:
+                (self.namespace_aliases if kind == "namespace" else self.weak_aliases)[alias] = index
 
     def on_export_statement(self, node: Any) -> None:
         spec = _string_value(node.child_by_field_name("source"))
@@ -238,25 +246,75 @@ class _Walker:
             for part in name.children:
                 if part.type == "shorthand_property_identifier_pattern":
                     names.append((_text(part),))
+                    self.named_bindings[_text(part)] = (index, _text(part))
                 elif part.type == "pair_pattern":
                     key = part.child_by_field_name("key")
+                    value = part.child_by_field_name("value")
                     if key is not None and key.type in ("property_identifier", "identifier"):
                         names.append((_text(key),))
+                        if value is not None and value.type == "identifier":
+                            self.named_bindings[_text(value)] = (index, _text(key))
             reference = self.references[index]
             if reference.classification == "third-party":
                 self.references[index] = reference.with_changes(symbols=merge_symbols(reference.symbols, tuple(names)))
 
     def on_variable_declarator(self, node: Any) -> None:
-        """`const app = express()`: remember `app` as an object built by the package."""
+        """`const app = express()`, `const s = new Foo()`: remember what built the object."""
         name = node.child_by_field_name("name")
         value = node.child_by_field_name("value")
-        if name is None or value is None or name.type != "identifier" or value.type != "call_expression":
+        if name is None or value is None or name.type != "identifier":
             return
-        function = value.child_by_field_name("function")
-        if function is not None and function.type == "identifier":
-            alias = _text(function)
+        built = self.built_by(value)
+        if built is not None:
+            self.instances[_text(name)] = built
+
+    def on_assignment_expression(self, node: Any) -> None:
+        left = node.child_by_field_name("left")
+        if left is None:
+            return
+        if left.type == "identifier":
+            self.reassigned.add(_text(left))
+        elif left.type == "member_expression":
+            obj, prop = left.child_by_field_name("object"), left.child_by_field_name("property")
+            if obj is not None and prop is not None and obj.type == "identifier":
+                self.assigned_members.add((_text(obj), _text(prop)))
+
+    def on_augmented_assignment_expression(self, node: Any) -> None:
+        self.on_assignment_expression(node)
+
+    def built_by(self, value: Any) -> tuple[int, tuple[str, ...], bool] | None:
+        """(reference, path, strong) for a call or `new` of something imported: the object's origin.
+
+        The path is rooted at the named export (strong) or at the `require()` / default binding
+        (weak): `express()` -> ("()",); `new Foo()` with `{Foo}` imported -> ("Foo", "new");
+        `new ns.Server()` -> ("Server", "new"); `new ws()` -> ("new",).
+        """
+        while value is not None and value.type in ("await_expression", "parenthesized_expression"):
+            value = value.named_children[0] if value.named_children else None
+        if value is None or value.type not in ("call_expression", "new_expression"):
+            return None
+        callee = value.child_by_field_name("function" if value.type == "call_expression" else "constructor")
+        step = "()" if value.type == "call_expression" else "new"
+        if callee is None:
+            return None
+        if callee.type == "identifier":
+            alias = _text(callee)
             if alias in self.weak_aliases:
-                self.instances[_text(name)] = self.weak_aliases[alias]
+                return self.weak_aliases[alias], (step,), False
+            if alias in self.named_bindings:
+                index, export = self.named_bindings[alias]
+                return index, (export, step), True
+            return None
+        if callee.type == "member_expression":
+            obj, prop = callee.child_by_field_name("object"), callee.child_by_field_name("property")
+            if obj is None or prop is None or obj.type != "identifier" or prop.type != "property_identifier":
+                return None
+            root = _text(obj)
+            if root in self.namespace_aliases:
+                return self.namespace_aliases[root], (_text(prop), step), True
+            if root in self.weak_aliases:
+                return self.weak_aliases[root], (_text(prop), step), False
+        return None
 
 
 def _member_chains(root: Any) -> Iterator[tuple[str, list[str]]]:
@@ -284,15 +342,25 @@ def _member_chains(root: Any) -> Iterator[tuple[str, list[str]]]:
 
 
 def _attach_chains(walker: _Walker, root: Any) -> None:
+    """Member uses become symbols: rooted at a named export (strong) or at the module binding (weak)."""
     strong: dict[int, list[tuple[str, ...]]] = {}
     weak: dict[int, list[tuple[str, ...]]] = {}
     for name, parts in _member_chains(root):
+        if (name, parts[0]) in walker.assigned_members:
+            continue  # a property the answer sets itself
         if name in walker.namespace_aliases:
             strong.setdefault(walker.namespace_aliases[name], []).append(tuple(parts[:1]))
         elif name in walker.weak_aliases:
             weak.setdefault(walker.weak_aliases[name], []).append(tuple(parts[:1]))
-        elif name in walker.instances:
-            weak.setdefault(walker.instances[name], []).append(("()", parts[0]))
+        elif name in walker.named_bindings:
+            index, export = walker.named_bindings[name]
+            strong.setdefault(index, []).append((export, parts[0]))
+        elif name in walker.instances and name not in walker.reassigned:
+            index, path, is_strong = walker.instances[name]
+            (strong if is_strong else weak).setdefault(index, []).append((*path, parts[0]))
+    for built, member in _built_member_uses(walker, root):
+        index, path, is_strong = built
+        (strong if is_strong else weak).setdefault(index, []).append((*path, member))
     for index, reference in enumerate(walker.references):
         if reference.classification != "third-party":
             continue
@@ -300,6 +368,20 @@ def _attach_chains(walker: _Walker, root: Any) -> None:
             symbols=merge_symbols(reference.symbols, tuple(strong.get(index, ()))),
             instance_symbols=merge_symbols(reference.instance_symbols, tuple(weak.get(index, ()))),
         )
+
+
+def _built_member_uses(walker: _Walker, root: Any) -> Iterator[tuple[tuple[int, tuple[str, ...], bool], str]]:
+    """`express().listen(...)`, `new Foo().run()`: a member used directly on a call or `new` result."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "member_expression":
+            obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
+            if obj is not None and prop is not None and prop.type == "property_identifier":
+                built = walker.built_by(obj)
+                if built is not None:
+                    yield built, _text(prop)
+        stack.extend(reversed(node.children))
 
 
 def _error_count(tree: Any) -> int:

@@ -238,32 +238,95 @@ def _chain_for(binding: _Binding, attrs: list[str]) -> tuple[str, ...]:
     return (*binding.prefix, *rest)[:MAX_CHAIN]
 
 
-def _instances(tree: ast.AST, bindings: dict[str, _Binding], rebound: set[str]) -> dict[str, tuple[int, str]]:
-    """Variables only ever assigned `alias.Class(...)` (or `var.method(...)` of themselves)."""
-    candidates: dict[str, tuple[int, str] | None] = {}
+@dataclass
+class _Instance:
+    """A variable built by calling an imported class, and until where it surely still is one."""
+
+    index: int
+    class_name: str
+    first_other: ast.Assign | ast.AugAssign | ast.AnnAssign | None = None  # first assignment of anything else
+    attributes_set: set[str] = field(default_factory=set)  # `var.x = ...` in the answer
+
+
+def _constructor(value: ast.expr, bindings: dict[str, _Binding], rebound: set[str]) -> tuple[int, str] | None:
+    """`alias.Class(...)` or an imported `Class(...)` -> (reference, class name)."""
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        chain = _attribute_chain(value.func)
+        if chain and chain[0] in bindings and chain[0] not in rebound and chain[1][-1][:1].isupper():
+            binding = bindings[chain[0]]
+            if not binding.prefix and len(chain[1]) == 1:
+                return binding.index, chain[1][0]
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+        bound = bindings.get(value.func.id)
+        if bound and len(bound.prefix) == 1 and value.func.id not in rebound and bound.prefix[0][:1].isupper():
+            return bound.index, bound.prefix[0]
+    return None
+
+
+def _instances(tree: ast.AST, bindings: dict[str, _Binding], rebound: set[str]) -> dict[str, _Instance]:
+    """Variables assigned `alias.Class(...)`, with every other assignment to them remembered.
+
+    A use counts as an instance of the class only before the first other assignment, or inside its
+    right side (`df = df.append(row)` evaluates `df.append` on the DataFrame at least once, even in a
+    loop), so `df.ngroups` after `df = df.groupby(...)` is never checked on DataFrame.
+    """
+    found: dict[str, _Instance] = {}
+    conflicting: set[str] = set()
+    others: dict[str, list[ast.Assign | ast.AugAssign | ast.AnnAssign]] = {}
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Assign):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for leaf in ast.walk(target):
+                    if not (isinstance(leaf, ast.Name) and isinstance(leaf.ctx, ast.Store)):
+                        continue
+                    built = _constructor(node.value, bindings, rebound) if isinstance(node, ast.Assign) else None
+                    if built is None or target is not leaf:
+                        others.setdefault(leaf.id, []).append(node)
+                    elif leaf.id in found and (found[leaf.id].index, found[leaf.id].class_name) != built:
+                        conflicting.add(leaf.id)
+                    else:
+                        found.setdefault(leaf.id, _Instance(*built))
+    for name in conflicting | (set(found) & rebound_by_definition(tree)):
+        found.pop(name, None)
+    for name, instance in found.items():
+        assigned = sorted(others.get(name, []), key=lambda n: (n.lineno, n.col_offset))
+        instance.first_other = assigned[0] if assigned else None
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del))):
             continue
-        for target in node.targets:
-            if not isinstance(target, ast.Name):
-                continue
-            value = node.value
-            found: tuple[int, str] | None = None
-            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
-                chain = _attribute_chain(value.func)
-                if chain and chain[0] == target.id:
-                    continue  # `df = df.append(...)`: keeps its type for this purpose
-                if chain and chain[0] in bindings and chain[0] not in rebound and chain[1][-1][:1].isupper():
-                    binding = bindings[chain[0]]
-                    if not binding.prefix and len(chain[1]) == 1:
-                        found = (binding.index, chain[1][0])
-            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
-                bound = bindings.get(value.func.id)
-                if bound and len(bound.prefix) == 1 and value.func.id not in rebound and bound.prefix[0][:1].isupper():
-                    found = (bound.index, bound.prefix[0])
-            previous = candidates.get(target.id, found)
-            candidates[target.id] = found if previous == found else None
-    return {name: value for name, value in candidates.items() if value is not None}
+        if isinstance(node.value, ast.Name) and node.value.id in found:
+            found[node.value.id].attributes_set.add(node.attr)
+    return found
+
+
+def rebound_by_definition(tree: ast.AST) -> set[str]:
+    """Names also bound by `def`, `class`, `import`, `for`, `with ... as`, `except ... as` or a parameter."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            names |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            names |= {n.id for n in ast.walk(node.optional_vars) if isinstance(n, ast.Name)}
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return names
+
+
+def _still_instance(instance: _Instance, use: ast.Attribute) -> bool:
+    """The first time `use` runs, the variable still holds the object the class built."""
+    other = instance.first_other
+    if other is None:
+        return True
+    if other.value is not None and any(n is use for n in ast.walk(other.value)):
+        return True
+    return (use.lineno, use.col_offset) < (other.lineno, other.col_offset)
 
 
 def _collect_chains(collector: _Collector, tree: ast.AST) -> None:
@@ -282,8 +345,10 @@ def _collect_chains(collector: _Collector, tree: ast.AST) -> None:
             if symbol:
                 extra.setdefault(binding.index, []).append(symbol)
         elif root in instances:
-            index, class_name = instances[root]
-            instance_extra.setdefault(index, []).append((class_name, attrs[0]))
+            instance = instances[root]
+            if attrs[0] in instance.attributes_set or not _still_instance(instance, node):
+                continue
+            instance_extra.setdefault(instance.index, []).append((instance.class_name, attrs[0]))
     for index, chains in extra.items():
         reference = collector.references[index]
         collector.references[index] = reference.with_changes(symbols=merge_symbols(reference.symbols, tuple(chains)))

@@ -11,6 +11,7 @@ values are skipped. Embedded: standard library only.
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 import shlex
@@ -200,14 +201,19 @@ def _arguments(tokens: list[str], value_options: Collection[str], in_prose: bool
             return
 
 
-# Possessive runs: the same spans as r"`+([^`]+)`+" (a shorter run never lets a match succeed that the whole
-# run did not), without retrying every backtick of a long run (a line of 12,000 backticks took seconds).
-_CODE_SPAN = re.compile(r"`++([^`]++)`+")
+_BACKTICKS = re.compile(r"`+")
 
 
 def _code_spans(line: str) -> list[tuple[int, int]]:
-    """Character ranges of inline `code` spans in one line of prose."""
-    return [(m.start(1), m.end(1)) for m in _CODE_SPAN.finditer(line)]
+    """Character ranges of inline `code` spans in one line of prose, in one pass.
+
+    The same spans as the frozen regex r"`+([^`]+)`+": backtick runs are maximal, so the text
+    between run 1 and run 2 is a span, run 2 closes it, and the next span opens at run 3. The
+    regex retried every backtick of a run that never closed (a line of backticks was quadratic,
+    and so was a possessive version of it: the engine still restarts at each position).
+    """
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(line)]
+    return [(runs[i][1], runs[i + 1][0]) for i in range(0, len(runs) - 1, 2)]
 
 
 def install_references(text: str, *, code_lines: Collection[int] = ()) -> list[Reference]:
@@ -215,9 +221,14 @@ def install_references(text: str, *, code_lines: Collection[int] = ()) -> list[R
     references: list[Reference] = []
     for number, line in enumerate(text.splitlines(), start=1):
         spans = _code_spans(line)
-        for match in _COMMAND.finditer(line):
-            in_code = number in code_lines or any(a <= match.start() < b for a, b in spans)
-            rest = line[match.end() :]
+        span_starts = [a for a, _ in spans]
+        commands = list(_COMMAND.finditer(line))
+        for index, match in enumerate(commands):
+            in_code = number in code_lines or _inside(spans, span_starts, match.start())
+            # A command's arguments stop at a shell separator or at the next install command: a line
+            # repeating `pip install` would otherwise re-read the rest of the line once per command.
+            stop = commands[index + 1].start() if index + 1 < len(commands) else len(line)
+            rest = line[match.end() : stop]
             end = _SEGMENT_END.search(rest)
             segment = rest[: end.start()] if end else rest
             tokens = _tokens(segment)
@@ -226,6 +237,12 @@ def install_references(text: str, *, code_lines: Collection[int] = ()) -> list[R
             else:
                 references.extend(_npm_installs(match.group("npm"), tokens, number, not in_code))
     return references
+
+
+def _inside(spans: list[tuple[int, int]], starts: list[int], position: int) -> bool:
+    """Is `position` inside one of the sorted, disjoint `spans` (a binary search, not a scan per command)?"""
+    index = bisect.bisect_right(starts, position) - 1
+    return index >= 0 and spans[index][0] <= position < spans[index][1]
 
 
 def _python_installs(command: str, tokens: list[str], line: int, in_prose: bool) -> Iterator[Reference]:

@@ -39,6 +39,7 @@ class NpmPackageFiles:
     bytes_read: int = 0
     evidence: list[Evidence] = field(default_factory=list)
     versions: tuple[str, ...] = ()
+    parsed: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)  # declaration files read
 
 
 def pick_version(document: dict[str, Any], wanted: str | None) -> str | None:
@@ -82,6 +83,9 @@ async def load_npm_package(client: RegistryClient, name: str, version: str | Non
     if not isinstance(tarball, str):
         raise ArchiveError(f"{name}@{chosen} has no tarball URL", package.evidence)
     url = urljoin(str(document.get("_source_url") or ""), tarball)
+    cached = client.cache.artifact(url)
+    if isinstance(cached, NpmPackageFiles):
+        return cached
     cap = client.settings.max_npm_tarball_bytes
     fetched = await client.fetch(url, max_bytes=cap)
     if not fetched.ok:
@@ -116,7 +120,9 @@ async def load_npm_package(client: RegistryClient, name: str, version: str | Non
         except ValueError:
             pass
     versions = tuple(v for v in document.get("versions", {}) if isinstance(v, str))
-    return NpmPackageFiles(
+    loaded = NpmPackageFiles(
         name, chosen, url, dict(real_manifest), frozenset(paths), texts, len(fetched.content),
         [*package.evidence, *fetched.evidence], versions,
     )  # fmt: skip
+    client.cache.put_artifact(url, loaded)
+    return loaded

@@ -51,8 +51,15 @@ def registry_settings() -> RegistrySettings:
     return RegistrySettings(**values)
 
 
-def _client() -> RegistryClient:
-    settings = registry_settings()
+def settings_from_options(options: Mapping[str, str]) -> RegistrySettings:
+    """Registry settings from a version's declared run options `pypi_url` and `npm_url` (v8 on)."""
+    pypi = options["pypi_url"].rstrip("/")
+    return RegistrySettings(pypi_json_url=f"{pypi}/pypi", pypi_simple_url=f"{pypi}/simple", npm_url=options["npm_url"])
+
+
+def _client(settings: RegistrySettings | None = None) -> RegistryClient:
+    """A client on `settings` (or, for v6/v7, `registry_settings()`), with one verdict cache per settings."""
+    settings = settings or registry_settings()
     if _STATE["cache"] is None or _STATE.get("cache_for") != settings:
         # shared across the cases of a run: each unique name is looked up once
         _STATE["cache"] = VerdictCache(settings.cache_exists_s, settings.cache_missing_s)
@@ -70,20 +77,23 @@ def render_prompt(case: Mapping[str, Any]) -> str:
     )
 
 
-async def _check(answer: str) -> AnswerCheck:
-    async with _client() as client:
+async def _check(answer: str, settings: RegistrySettings | None) -> AnswerCheck:
+    async with _client(settings) as client:
         return await check_answer(client, answer, decoys=PLANTED)
 
 
-def play_case(case: Mapping[str, Any], conv: Conversation) -> dict[str, Any]:
-    """Ask once, check every reference, score; the row carries all references and verdicts."""
+def play_case(case: Mapping[str, Any], conv: Conversation, settings: RegistrySettings | None = None) -> dict[str, Any]:
+    """Ask once, check every reference, score; the row carries all references and verdicts.
+
+    `settings`: the registries to ask (v8 passes them from its run options); None: `registry_settings()`.
+    """
     answer = conv.ask(render_prompt(case))
-    check = run_sync(_check(answer))
+    check = run_sync(_check(answer, settings))
     scores = sample_scores(check, case)
     verdict, detail = row_verdict(scores)
     if scores["references_extracted"] == 0:
         verdict, detail = "unscored", "no package or module reference in the answer"
-    settings = registry_settings()
+    settings = settings or registry_settings()
     return {
         "verdict": verdict,
         "detail": detail,
@@ -118,11 +128,11 @@ def comparable_row(row: Mapping[str, Any]) -> Any:
     return strip(row)
 
 
-def run_preflight(*, gate: bool) -> dict[str, Any]:
+def run_preflight(*, gate: bool, settings: RegistrySettings | None = None) -> dict[str, Any]:
     """Decoy gate (when `gate`) and canary before any model call; raises PreflightError to abort."""
 
     async def go() -> dict[str, Any]:
-        async with _client() as client:
+        async with _client(settings) as client:
             report: dict[str, Any] = {}
             if gate:
                 report["decoy_gate"] = (await decoy_gate(client)).to_dict()

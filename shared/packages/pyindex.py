@@ -1,11 +1,24 @@
-"""A static name index over one Python artifact, built with `ast` from the members it needs.
+"""A static name index over one Python artifact: is `name` an attribute of `module` (or of a class)?
 
 Why not griffe or jedi: griffe drops overload-only stub definitions and skips namespace folders
 without `__init__.py`; jedi silently analyses the host's site-packages. This index reads only
-the modules on the path of a query (lazily, from the archive), merges `.py` with `.pyi`, follows
-`__all__`, star imports and import aliases inside the distribution, and knows when it cannot
-know: PEP 562 `__getattr__` loaders, `sys.modules`/`globals()` tricks, compiled modules without
-stubs and star imports from elsewhere are *dynamic*, which the gate reports as unverified.
+the modules on the path of a query (lazily, from the archive), with `pyfacts` for what each
+file binds. A name is *found* when a file binds it, `__all__` lists it, it is a submodule, an
+in-tree star import or `dir()` loop provides it, or (for a class) the class, its bases or its
+decorators define it. It is *missing* only when every way the module could bind it is read:
+
+* the module's `.py` binds names nobody can read (a computed `globals()` write, a `__getattr__`
+  that can return anything, a star import from elsewhere, a statement that does not parse):
+  then only the package's own declaration decides: a `.pyi` stub in a package marked typed
+  (PEP 561 `py.typed`, not partial), or a `__dir__` that returns `__all__`. Names such a hook
+  handles by name (lazy or deprecated ones) stay unverified;
+* the stub itself must be complete: no `__getattr__`, nothing unreadable, no foreign star import.
+
+Classes follow the same rule: a class whose bases, metaclass, decorators, `__getattr__` or
+import-time callers cannot be read may have any attribute. Attributes are looked up the same
+way for a class and for an instance (`self.x = ...` in a method counts), and a module-level
+value built by calling an in-tree class (`pytest.mark`, a `MarkGenerator()`) is an instance of
+it. Everything else is *dynamic*, which the gate reports as unverified.
 """
 
 from __future__ import annotations
@@ -13,15 +26,23 @@ from __future__ import annotations
 import ast
 import builtins
 import importlib
-import re
 import sys
 from dataclasses import dataclass, field
 
-from ..pyparse import parse_python
+from .pyfacts import (
+    ModuleFacts,
+    decorator_effect,
+    dir_declares_names,
+    dotted,
+    harmless_decorator,
+    literal_strings,
+    read_getattr,
+    read_module_facts,
+)
 from .wheel_index import Archive, ArchiveError, strip_sdist_root
 
 MAX_DEPTH = 12
-_DYNAMIC_CALLS = frozenset({"import_module", "__import__", "getattr", "globals", "import_string", "lazy_import"})
+_STANDARD_METACLASSES = frozenset({"ABCMeta", "abc.ABCMeta", "type", "EnumMeta", "enum.EnumMeta", "EnumType"})
 
 
 @dataclass(frozen=True)
@@ -33,6 +54,8 @@ class Lookup:
     module: str | None = None  # set when the name is a module
     class_ref: tuple[str, str] | None = None  # (module, class name) when the name is an in-tree class
     value: bool = False  # bound to something that is neither module nor in-tree class
+    instance_of: tuple[str, str] | None = None  # (module, class) when the value was built by that class
+    function_ref: tuple[str, str] | None = None  # (module, function) when the name is an in-tree function
 
 
 def found(reason: str, **kw: object) -> Lookup:
@@ -41,19 +64,45 @@ def found(reason: str, **kw: object) -> Lookup:
 
 @dataclass
 class ModuleInfo:
-    """Names a module binds, as far as static reading can tell."""
+    """One module: what its `.py` and its `.pyi` bind, merged for finding, apart for deciding."""
 
     name: str
     is_package: bool
+    source: ModuleFacts | None
+    stub: ModuleFacts | None
+    stub_governs: bool = False  # the stub is the package's declaration (py.typed) and is complete
     names: set[str] = field(default_factory=set)
     imports: dict[str, tuple[str, str | None]] = field(default_factory=dict)
-    classes: dict[str, ast.ClassDef] = field(default_factory=dict)
-    class_extras: dict[str, set[str]] = field(default_factory=dict)
+    classes: dict[str, list[ast.ClassDef]] = field(default_factory=dict)
+    functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
+    instances: dict[str, str] = field(default_factory=dict)
     all_names: set[str] | None = None
-    star_imports: list[str] = field(default_factory=list)
-    getattr_fn: ast.FunctionDef | None = None
-    containers: dict[str, ast.expr] = field(default_factory=dict)
-    dynamic: list[str] = field(default_factory=list)
+
+    @property
+    def files(self) -> list[ModuleFacts]:
+        return [f for f in (self.source, self.stub) if f is not None]
+
+    def merge(self) -> None:
+        for facts in self.files:
+            self.names |= facts.names
+            for key, value in facts.imports.items():
+                self.imports.setdefault(key, value)
+            for key, node in facts.classes.items():
+                self.classes.setdefault(key, []).append(node)
+            for key, fn in facts.functions.items():
+                self.functions.setdefault(key, fn)
+            for key, built in facts.instances.items():
+                self.instances.setdefault(key, built)
+            if facts.all_names is not None:
+                self.all_names = (self.all_names or set()) | facts.all_names
+
+
+def stub_gaps(stub: ModuleFacts) -> list[str]:
+    """Why a stub may not declare every name of its module."""
+    gaps = list(stub.dynamic)
+    if stub.getattr_fn is not None:
+        gaps.append(f"{stub.name}.pyi declares __getattr__ (an incomplete stub)")
+    return gaps
 
 
 class ModuleTree:
@@ -64,7 +113,9 @@ class ModuleTree:
         self.sources: dict[str, list[str]] = {}
         self.compiled: set[str] = set()
         self.packages: set[str] = set()
+        self.typed_markers: dict[str, str] = {}  # top-level package -> its py.typed member
         self._infos: dict[str, ModuleInfo | None] = {}
+        self._typed: dict[str, bool] = {}
         for member in archive.members:
             path = strip_sdist_root(member) if sdist else _strip_wheel_data(member)
             if path is None:
@@ -76,46 +127,66 @@ class ModuleTree:
                 if all(p.isidentifier() for p in parts[:depth]):
                     self.packages.add(".".join(parts[:depth]))
             leaf = parts[-1]
+            if leaf == "py.typed" and len(parts) == 2:
+                self.typed_markers[parts[0]] = member
             stem, dot, ext = leaf.partition(".")
             if not stem.isidentifier() or not all(p.isidentifier() for p in parts[:-1]):
                 continue
             if ext in ("py", "pyi"):
-                dotted = ".".join(parts[:-1]) if stem == "__init__" else ".".join([*parts[:-1], stem])
-                self.sources.setdefault(dotted, []).append(member)
+                dotted_name = ".".join(parts[:-1]) if stem == "__init__" else ".".join([*parts[:-1], stem])
+                self.sources.setdefault(dotted_name, []).append(member)
             elif dot and (ext.endswith("so") or ext.endswith("pyd")):
                 self.compiled.add(".".join([*parts[:-1], stem]))
 
-    def is_module(self, dotted: str) -> bool:
-        return dotted in self.sources or dotted in self.compiled or dotted in self.packages
+    def is_module(self, dotted_name: str) -> bool:
+        return dotted_name in self.sources or dotted_name in self.compiled or dotted_name in self.packages
 
-    def has_stub(self, dotted: str) -> bool:
-        return any(m.endswith(".pyi") for m in self.sources.get(dotted, []))
+    def has_stub(self, dotted_name: str) -> bool:
+        return any(m.endswith(".pyi") for m in self.sources.get(dotted_name, []))
 
-    async def info(self, dotted: str) -> ModuleInfo | None:
+    async def typed(self, dotted_name: str) -> bool:
+        """Does the top-level package carry a PEP 561 `py.typed` marker that is not `partial`?"""
+        top = dotted_name.split(".")[0]
+        if top not in self._typed:
+            member = self.typed_markers.get(top)
+            marked = False
+            if member is not None:
+                try:
+                    marked = "partial" not in (await self.archive.read(member)).decode("utf-8", "replace")
+                except ArchiveError:
+                    marked = False
+            self._typed[top] = marked
+        return self._typed[top]
+
+    async def info(self, dotted_name: str) -> ModuleInfo | None:
         """Parsed names of a module; None when it has no Python source (namespace or compiled)."""
-        if dotted in self._infos:
-            return self._infos[dotted]
-        members = self.sources.get(dotted)
+        if dotted_name in self._infos:
+            return self._infos[dotted_name]
+        members = self.sources.get(dotted_name)
         result: ModuleInfo | None = None
         if members:
-            result = ModuleInfo(dotted, is_package=dotted in self.packages)
+            is_package = dotted_name in self.packages
+            files: dict[bool, ModuleFacts] = {}
             for member in sorted(members):
+                stub = member.endswith(".pyi")
                 try:
                     text = (await self.archive.read(member)).decode("utf-8", errors="replace")
-                    tree = _parse(text, member)
-                except SyntaxError as exc:
-                    result.dynamic.append(f"{member} does not parse ({exc.msg})")
-                    continue
                 except ArchiveError as exc:
-                    result.dynamic.append(f"{member} could not be read ({exc.reason})")
+                    unread = ModuleFacts(dotted_name, is_package, stub=stub)
+                    unread.note(f"{member} could not be read ({exc.reason})")
+                    files[stub] = unread
                     continue
-                _collect(result, tree.body, top=True)
-        self._infos[dotted] = result
+                files[stub] = read_module_facts(text, member, dotted_name, is_package=is_package)
+            result = ModuleInfo(dotted_name, is_package, files.get(False), files.get(True))
+            result.merge()
+            if result.stub is not None and not stub_gaps(result.stub):
+                result.stub_governs = await self.typed(dotted_name)
+        self._infos[dotted_name] = result
         return result
 
-    # ------------------------------------------------------------------ queries
+    # ------------------------------------------------------------------ module attributes
     async def lookup(self, module: str, name: str, depth: int = 0) -> Lookup:
-        """Is `name` an attribute of `module`? Follows aliases and star imports within the tree."""
+        """Is `name` an attribute of `module`? Follows aliases, star imports and dir() loops within the tree."""
         if depth > MAX_DEPTH:
             return Lookup("dynamic", "import chain too deep")
         sub = f"{module}.{name}"
@@ -132,32 +203,94 @@ class ModuleTree:
             return found(f"{sub} is a module", module=sub)
         if info.all_names is not None and name in info.all_names:
             return found(f"{name} is listed in {module}.__all__", value=True)
-        pending: list[str] = []
-        for star in info.star_imports:
+        source_pending: list[str] = []
+        stub_pending: list[str] = []
+        for facts in info.files:
+            pending = stub_pending if facts.stub else source_pending
+            result = await self._provided(facts, name, depth, pending)
+            if result is not None:
+                return result
+        return self._decide(info, name, source_pending, stub_pending)
+
+    async def _provided(self, facts: ModuleFacts, name: str, depth: int, pending: list[str]) -> Lookup | None:
+        """Found through a star import or a dir() loop of this file; else why it might still exist."""
+        for star in facts.star_imports:
             if star in self.sources:
                 target = await self.info(star)
                 if target is not None and not _exported_by_star(target, name):
                     continue
                 result = await self.lookup(star, name, depth + 1)
-                if result.kind != "missing":
-                    return result
+                if result.kind == "found":
+                    computed = target is not None and any(f.all_computed for f in target.files)
+                    why = f" (bound there; {star}.__all__ is computed)" if computed else ""
+                    return Lookup(result.kind, result.reason + why, result.module, result.class_ref, result.value,
+                                  result.instance_of, result.function_ref)  # fmt: skip
+                if result.kind == "dynamic":
+                    pending.append(result.reason)
             elif star in self.compiled:
                 pending.append(f"star import from compiled {star} (no stub)")
             else:
                 pending.append(f"star import from {star} (outside this distribution)")
-        pending.extend(info.dynamic)
-        if info.getattr_fn is not None:
-            verdict = _getattr_verdict(info, name)
-            if verdict is not None:
-                pending.append(verdict)
-        if pending:
-            return Lookup("dynamic", "; ".join(pending))
-        return Lookup("missing", f"{module} binds no name {name!r}")
+        for source in facts.dir_imports:
+            target_module = _resolve_name(facts, source)
+            if target_module is None or not self.is_module(target_module):
+                pending.append(f"{facts.name} copies dir({source}) into its globals")
+                continue
+            result = await self.lookup(target_module, name, depth + 1)
+            if result.kind == "found":
+                return found(f"{name} copied into {facts.name} from dir({target_module}): {result.reason}", value=True)
+            if result.kind == "dynamic":
+                pending.append(result.reason)
+        for prefix in facts.key_prefixes:
+            if name.startswith(prefix):
+                pending.append(f"{facts.name} writes globals() names starting with {prefix!r}")
+        pending.extend(facts.dynamic)
+        return None
+
+    def _decide(self, info: ModuleInfo, name: str, source_pending: list[str], stub_pending: list[str]) -> Lookup:
+        lazy: str | None = None
+        source = info.source
+        declared_by_dir = source is not None and dir_declares_names(source)
+        if source is not None:
+            reading = read_getattr(source)
+            if reading is not None:
+                if name in reading.literal:
+                    lazy = f"{info.name}.__getattr__ handles {name!r} at run time (lazy or deprecated name)"
+                elif reading.open is not None:
+                    source_pending.append(reading.open)
+        if info.stub is not None:
+            stub_pending.extend(_stub_only_gaps(info.stub))
+        if lazy is not None:
+            return Lookup("dynamic", lazy)
+        if stub_pending:
+            return Lookup("dynamic", "; ".join(stub_pending))
+        if source_pending:
+            if info.stub_governs:
+                return Lookup(
+                    "missing",
+                    f"{info.name}.pyi, the package's own stub (py.typed), declares no {name!r}; "
+                    f"what its .py binds at run time is not read ({'; '.join(source_pending)})",
+                )
+            if declared_by_dir:
+                return Lookup(
+                    "missing",
+                    f"{info.name}.__dir__ declares the module's names and {name!r} is not among them "
+                    f"({'; '.join(source_pending)})",
+                )
+            return Lookup("dynamic", "; ".join(source_pending))
+        return Lookup("missing", f"{info.name} binds no name {name!r}")
 
     async def _describe(self, info: ModuleInfo, name: str, depth: int) -> Lookup:
         where = f"{info.name}.{name}"
         if name in info.classes:
             return found(f"class {where}", class_ref=(info.name, name))
+        if name in info.functions and name not in info.imports:
+            return found(f"{where} is bound", value=True, function_ref=(info.name, name))
+        built = info.instances.get(name)
+        if built is not None and name not in info.imports:
+            cls = await self._class_of(info, built, depth)
+            if cls is not None:
+                return found(f"{where} is an instance of {cls[0]}.{cls[1]}", value=True, instance_of=cls)
         target = info.imports.get(name)
         if target is None:
             return found(f"{where} is bound", value=True)
@@ -166,107 +299,201 @@ class ModuleTree:
             if self.is_module(tmod):
                 return found(f"{where} is module {tmod}", module=tmod)
             return found(f"{where} is imported module {tmod}", value=True)
-        if self.is_module(tmod):
+        if self.is_module(f"{tmod}.{tattr}"):
+            return found(f"{where} is module {tmod}.{tattr}", module=f"{tmod}.{tattr}")
+        if self.is_module(tmod) and tmod != info.name:
             inner = await self.lookup(tmod, tattr, depth + 1)
             if inner.kind == "found":
                 return inner
             # A bound import that static reading cannot follow still binds the name.
             return found(f"{where} imported from {tmod}", value=True)
+        if tmod == info.name:
+            return found(f"{where} is bound", value=True)
         return found(f"{where} imported from {tmod} (another distribution)", value=True)
 
-    async def class_member(self, module: str, cls: str, attr: str, depth: int = 0) -> Lookup:
-        """Is `attr` defined on class `module.cls` or an in-tree/builtin/stdlib base class?"""
+    async def _class_of(self, info: ModuleInfo, built: str, depth: int) -> tuple[str, str] | None:
+        """The in-tree class a dotted constructor name refers to, seen from `info`."""
+        head, _, rest = built.partition(".")
+        if not rest:
+            if head in info.classes:
+                return info.name, head
+            target = info.imports.get(head)
+            if target is not None and target[1] is not None and self.is_module(target[0]):
+                where = await self.lookup(target[0], target[1], depth + 1)
+                return where.class_ref
+            return None
+        target = info.imports.get(head)
+        if target is None or target[1] is not None:
+            return None
+        module_path, cls = f"{target[0]}.{rest}".rsplit(".", 1)
+        if not self.is_module(module_path):
+            return None
+        where = await self.lookup(module_path, cls, depth + 1)
+        return where.class_ref
+
+    # ------------------------------------------------------------------ class attributes
+    async def class_member(self, module: str, cls: str, attr: str, depth: int = 0, *, instance: bool = False) -> Lookup:
+        """Is `attr` an attribute of class `module.cls` (of its instances, with `instance`), here or on a base?"""
         if depth > MAX_DEPTH:
             return Lookup("dynamic", "class hierarchy too deep")
         info = await self.info(module)
         if info is None or cls not in info.classes:
             return Lookup("dynamic", f"class {module}.{cls} not readable")
-        node = info.classes[cls]
-        members = _class_members(node) | info.class_extras.get(cls, set())
+        defs = info.classes[cls]
+        files = {id(node): facts for facts in info.files for node in facts.classes.values()}
+        members: set[str] = set()
+        for node in defs:
+            members |= class_members(node)
+        for each in info.files:
+            members |= each.class_extras.get(cls, set()) - {"*"}
         if attr in members:
             return found(f"{module}.{cls}.{attr} is defined")
-        pending: list[str] = []
-        if "*" in info.class_extras.get(cls, set()):
-            pending.append(f"{module} sets computed attributes on {cls}")
-        for kw in node.keywords:
-            if kw.arg == "metaclass" and _dotted(kw.value) not in ("ABCMeta", "abc.ABCMeta", "type", "EnumMeta"):
-                pending.append(f"{cls} has metaclass {_dotted(kw.value) or '?'}")
-        for base in node.bases:
-            result = await self._base_member(info, base, attr, depth)
-            if result.kind == "found":
-                return result
-            if result.kind == "dynamic":
-                pending.append(result.reason)
-        if pending:
-            return Lookup("dynamic", "; ".join(pending))
+        source_pending: list[str] = []
+        stub_pending: list[str] = []
+        for node in defs:
+            facts = files.get(id(node))
+            pending = stub_pending if facts is not None and facts.stub else source_pending
+            if facts is not None:
+                if "*" in facts.class_extras.get(cls, set()):
+                    pending.append(f"{module} sets computed attributes on {cls}")
+                pending.extend(facts.class_gaps.get(cls, []))
+                pending.extend(f"{module}.{cls} is changed at import: {t}" for t in facts.class_touched.get(cls, []))
+            hook = attribute_hook(node) if instance else None
+            if hook is not None:
+                pending.append(f"{module}.{cls}: {hook}")
+            for kw in node.keywords:
+                if kw.arg == "metaclass" and dotted(kw.value) not in _STANDARD_METACLASSES:
+                    pending.append(f"{cls} has metaclass {dotted(kw.value) or '?'}")
+            for decorator in node.decorator_list:
+                result = await self._decorator(info, decorator, attr, depth)
+                if result is not None and result.kind == "found":
+                    return result
+                if result is not None:
+                    pending.append(result.reason)
+            for base in node.bases:
+                result = await self._base_member(info, base, attr, depth, instance)
+                if result.kind == "found":
+                    return result
+                if result.kind == "dynamic":
+                    pending.append(result.reason)
+        if stub_pending:
+            return Lookup("dynamic", "; ".join(stub_pending))
+        has_stub_def = any(files.get(id(n)) is not None and files[id(n)].stub for n in defs)
+        if source_pending and not (info.stub_governs and has_stub_def):
+            return Lookup("dynamic", "; ".join(source_pending))
         return Lookup("missing", f"class {module}.{cls} and its bases define no {attr!r}")
 
-    async def _base_member(self, info: ModuleInfo, base: ast.expr, attr: str, depth: int) -> Lookup:
+    async def _decorator(self, info: ModuleInfo, decorator: ast.expr, attr: str, depth: int) -> Lookup | None:
+        """None when the decorator adds nothing public; found/dynamic when it adds `attr` or may."""
+        call = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = dotted(call)
+        if name is None:
+            return Lookup("dynamic", f"computed class decorator {ast.unparse(decorator)[:40]}")
+        target = info.imports.get(name.split(".")[0])
+        qualified = name if target is None else ".".join(filter(None, [target[0], target[1], *name.split(".")[1:]]))
+        if harmless_decorator(name) or harmless_decorator(qualified):
+            return None
+        fn = await self._function(info, name, depth)
+        if fn is None:
+            return Lookup("dynamic", f"class decorator {name} is not readable here")
+        added, unknown = decorator_effect(fn)
+        if attr in added:
+            return found(f"{attr} is set by decorator {name}")
+        return Lookup("dynamic", unknown) if unknown else None
+
+    async def _function(self, info: ModuleInfo, name: str, depth: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        if name in info.functions and name not in info.imports:
+            return info.functions[name]
+        head, _, rest = name.partition(".")
+        target = info.imports.get(head)
+        if target is None:
+            return None
+        module, attr = (target[0], target[1]) if target[1] is not None else (target[0], None)
+        if attr is None:
+            if not rest:
+                return None
+            module, attr = f"{module}.{rest}".rsplit(".", 1)
+        elif rest:
+            return None
+        if not self.is_module(module):
+            return None
+        where = await self.lookup(module, attr, depth + 1)
+        if where.function_ref is None:
+            return None
+        owner = await self.info(where.function_ref[0])
+        return owner.functions.get(where.function_ref[1]) if owner is not None else None
+
+    async def _base_member(self, info: ModuleInfo, base: ast.expr, attr: str, depth: int, instance: bool) -> Lookup:
         if isinstance(base, ast.Subscript):
             base = base.value
-        dotted = _dotted(base)
-        if dotted is None:
+        name = dotted(base)
+        if name is None:
             return Lookup("dynamic", f"computed base class {ast.unparse(base)}")
-        head, _, rest = dotted.partition(".")
+        head, _, rest = name.partition(".")
         if not rest:
-            if head in info.classes:
-                return await self.class_member(info.name, head, attr, depth + 1)
+            if head in info.classes and head not in info.imports:
+                return await self.class_member(info.name, head, attr, depth + 1, instance=instance)
             target = info.imports.get(head)
             if target is not None and target[1] is not None:
-                return await self._imported_class_member(target[0], target[1], attr, depth)
+                return await self._imported_class_member(target[0], target[1], attr, depth, instance)
+            if head in ("Generic", "Protocol", "object"):
+                return _runtime_member(object, attr, "object", instance)
             if head not in info.names and isinstance(getattr(builtins, head, None), type):
-                return _runtime_member(getattr(builtins, head), attr, f"builtin {head}")
+                return _runtime_member(getattr(builtins, head), attr, f"builtin {head}", instance)
             return Lookup("dynamic", f"base class {head} not resolvable")
         target = info.imports.get(head)
         if target is not None and target[1] is None:
             module_path, cls = f"{target[0]}.{rest}".rsplit(".", 1)
-            return await self._imported_class_member(module_path, cls, attr, depth)
+            return await self._imported_class_member(module_path, cls, attr, depth, instance)
         if target is not None and target[1] is not None:
             module_path, cls = f"{target[0]}.{target[1]}.{rest}".rsplit(".", 1)
-            return await self._imported_class_member(module_path, cls, attr, depth)
-        return Lookup("dynamic", f"base class {dotted} not resolvable")
+            return await self._imported_class_member(module_path, cls, attr, depth, instance)
+        return Lookup("dynamic", f"base class {name} not resolvable")
 
-    async def _imported_class_member(self, module: str, cls: str, attr: str, depth: int) -> Lookup:
+    async def _imported_class_member(self, module: str, cls: str, attr: str, depth: int, instance: bool) -> Lookup:
         if self.is_module(module):
             where = await self.lookup(module, cls, depth + 1)
             if where.class_ref is not None:
-                return await self.class_member(*where.class_ref, attr, depth + 1)
+                return await self.class_member(*where.class_ref, attr, depth + 1, instance=instance)
             return Lookup("dynamic", f"base class {module}.{cls} not resolvable")
         top = module.split(".")[0]
+        if module in ("typing", "typing_extensions") and cls in ("Generic", "Protocol", "NamedTuple", "TypedDict"):
+            return (
+                _runtime_member(object, attr, f"{module}.{cls}", instance)
+                if cls in ("Generic", "Protocol")
+                else Lookup("dynamic", f"base {module}.{cls} builds its members from the class body")
+            )
         if top in sys.stdlib_module_names:
             try:
                 runtime = getattr(importlib.import_module(module), cls)
             except Exception:  # a stdlib module that cannot import here (tkinter, ...)
                 return Lookup("dynamic", f"stdlib base {module}.{cls} not importable")
             if isinstance(runtime, type):
-                return _runtime_member(runtime, attr, f"stdlib {module}.{cls}")
+                return _runtime_member(runtime, attr, f"stdlib {module}.{cls}", instance)
         return Lookup("dynamic", f"base class {module}.{cls} is from another distribution")
 
 
-def _runtime_member(cls: type, attr: str, label: str) -> Lookup:
+def _runtime_member(cls: type, attr: str, label: str, instance: bool) -> Lookup:
     if hasattr(cls, attr):
         return found(f"{attr} inherited from {label}")
+    if instance and hasattr(cls, "__getattr__"):
+        return Lookup("dynamic", f"{label} defines __getattr__")
     return Lookup("missing", f"{label} has no {attr!r}")
 
 
-# ---------------------------------------------------------------------- ast collection
-_PEP695_ALIAS = re.compile(r"^(\s*)type\s+(\w+)\s*(\[[^=]*\])?\s*=", re.MULTILINE)
-_PEP695_PARAMS = re.compile(r"^(\s*(?:async\s+)?(?:def|class)\s+\w+)\[[^\]]*\]", re.MULTILINE)
+def _stub_only_gaps(stub: ModuleFacts) -> list[str]:
+    """The parts of `stub_gaps` that `_provided` did not already report (it reports `dynamic`)."""
+    return [g for g in stub_gaps(stub) if g not in stub.dynamic]
 
 
-def _parse(text: str, filename: str) -> ast.Module:
-    """Parse with this interpreter; on failure retry with PEP 695 syntax (3.12+ stubs) downgraded.
-
-    Newer stubs (numpy 2.x) use `type X = ...` and `def f[T]()`, which 3.11 cannot parse; the
-    names they bind are unchanged by dropping the type-parameter syntax.
-    """
-    try:
-        return parse_python(text, filename=filename)
-    except SyntaxError:
-        downgraded = _PEP695_PARAMS.sub(r"\1", _PEP695_ALIAS.sub(r"\1\2 =", text))
-        if downgraded == text:
-            raise
-        return parse_python(downgraded, filename=filename)
+def _resolve_name(facts: ModuleFacts, name: str) -> str | None:
+    """The module a dotted name in this file refers to (`_C._VariableFunctions` -> `torch._C._VariableFunctions`)."""
+    head, _, rest = name.partition(".")
+    target = facts.imports.get(head)
+    if target is None:
+        return None
+    base = target[0] if target[1] is None else f"{target[0]}.{target[1]}"
+    return f"{base}.{rest}" if rest else base
 
 
 def _strip_wheel_data(member: str) -> str:
@@ -276,165 +503,51 @@ def _strip_wheel_data(member: str) -> str:
     return member
 
 
-def _resolve_relative(info: ModuleInfo, module: str | None, level: int) -> str:
-    if level == 0:
-        return module or ""
-    base = info.name.split(".")
-    if not info.is_package:
-        base = base[:-1]
-    if level > 1:
-        base = base[: len(base) - (level - 1)]
-    return ".".join([*base, *([module] if module else [])])
-
-
-def _collect(info: ModuleInfo, body: list[ast.stmt], *, top: bool) -> None:
-    for stmt in body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            info.names.add(stmt.name)
-            if stmt.name == "__getattr__" and isinstance(stmt, ast.FunctionDef):
-                info.getattr_fn = stmt
-        elif isinstance(stmt, ast.ClassDef):
-            info.names.add(stmt.name)
-            info.classes[stmt.name] = stmt
-        elif isinstance(stmt, ast.Import):
-            for alias in stmt.names:
-                if alias.asname:
-                    info.names.add(alias.asname)
-                    info.imports[alias.asname] = (alias.name, None)
-                else:
-                    head = alias.name.split(".")[0]
-                    info.names.add(head)
-                    info.imports.setdefault(head, (head, None))
-        elif isinstance(stmt, ast.ImportFrom):
-            source = _resolve_relative(info, stmt.module, stmt.level)
-            for alias in stmt.names:
-                if alias.name == "*":
-                    info.star_imports.append(source)
-                    continue
-                bound = alias.asname or alias.name
-                info.names.add(bound)
-                info.imports[bound] = (source, alias.name)
-        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            _collect_assignment(info, stmt)
-        elif isinstance(stmt, (ast.If, ast.Try, ast.TryStar, ast.With, ast.AsyncWith, ast.For, ast.While)):
-            if isinstance(stmt, (ast.For,)):
-                _bind_targets(info, stmt.target)
-            for block in _blocks(stmt):
-                _collect(info, block, top=top)
-        elif isinstance(stmt, ast.Expr):
-            _collect_call(info, stmt.value)
-        elif isinstance(stmt, ast.Delete):
-            continue
-    _scan_dynamic(info, body)
-
-
-def _blocks(stmt: ast.stmt) -> list[list[ast.stmt]]:
-    blocks: list[list[ast.stmt]] = []
-    for attr in ("body", "orelse", "finalbody"):
-        value = getattr(stmt, attr, None)
-        if isinstance(value, list):
-            blocks.append(value)
-    for handler in getattr(stmt, "handlers", []) or []:
-        blocks.append(handler.body)
-    return blocks
-
-
-def _bind_targets(info: ModuleInfo, target: ast.expr) -> None:
-    if isinstance(target, ast.Name):
-        info.names.add(target.id)
-    elif isinstance(target, (ast.Tuple, ast.List)):
-        for element in target.elts:
-            _bind_targets(info, element)
-    elif isinstance(target, ast.Starred):
-        _bind_targets(info, target.value)
-
-
-def _collect_assignment(info: ModuleInfo, stmt: ast.Assign | ast.AnnAssign | ast.AugAssign) -> None:
-    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-    value = stmt.value
-    for target in targets:
-        _bind_targets(info, target)
-        if isinstance(target, ast.Name) and value is not None:
-            if target.id == "__all__":
-                names = _literal_strings(value)
-                if isinstance(stmt, ast.AugAssign) and info.all_names is not None:
-                    info.all_names |= names
-                else:
-                    info.all_names = names
-            else:
-                info.containers[target.id] = value
-        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
-            info.class_extras.setdefault(target.value.id, set()).add(target.attr)
-        elif isinstance(target, ast.Subscript):
-            holder = _dotted(target.value)
-            if holder in ("sys.modules", "globals()"):
-                info.dynamic.append(f"{info.name} writes {holder}")
-
-
-def _collect_call(info: ModuleInfo, value: ast.expr) -> None:
-    if not isinstance(value, ast.Call):
-        return
-    func = _dotted(value.func)
-    if func in ("__all__.extend", "__all__.append") and info.all_names is not None:
-        for arg in value.args:
-            info.all_names |= _literal_strings(arg)
-            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                info.all_names.add(arg.value)
-    elif func in ("globals().update", "vars().update", "locals().update"):
-        info.dynamic.append(f"{info.name} calls {func}")
-    elif func == "setattr" and value.args:
-        target = _dotted(value.args[0])
-        if target is not None and target.startswith("sys.modules"):
-            info.dynamic.append(f"{info.name} sets attributes on sys.modules entries")
-        elif isinstance(value.args[0], ast.Name) and len(value.args) > 1:
-            name = value.args[1]
-            if isinstance(name, ast.Constant) and isinstance(name.value, str):
-                info.class_extras.setdefault(value.args[0].id, set()).add(name.value)
-            else:
-                info.class_extras.setdefault(value.args[0].id, set()).add("*")
-
-
-def _scan_dynamic(info: ModuleInfo, body: list[ast.stmt]) -> None:
-    """Module-level loops that write `globals()[...]` or `sys.modules[...]` (outside functions)."""
-    for stmt in body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
-                holder = _dotted(node.value)
-                if holder in ("sys.modules", "globals()", "vars()", "locals()"):
-                    message = f"{info.name} writes {holder}"
-                    if message not in info.dynamic:
-                        info.dynamic.append(message)
-
-
-def _literal_strings(value: ast.expr) -> set[str]:
-    if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
-        return {e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
-    if isinstance(value, ast.BinOp):
-        return _literal_strings(value.left) | _literal_strings(value.right)
-    return set()
-
-
-def _dotted(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = _dotted(node.value)
-        return f"{inner}.{node.attr}" if inner else None
-    if isinstance(node, ast.Call) and not node.args and not node.keywords:
-        inner = _dotted(node.func)
-        return f"{inner}()" if inner else None
-    return None
-
-
 def _exported_by_star(target: ModuleInfo, name: str) -> bool:
+    if any(f.all_computed for f in target.files):
+        return not name.startswith("_")
     if target.all_names is not None:
         return name in target.all_names
     return not name.startswith("_")
 
 
-def _class_members(node: ast.ClassDef) -> set[str]:
+def attribute_hook(node: ast.ClassDef) -> str | None:
+    """Why instances of the class may have attributes its body does not name (`__getattr__`), else None.
+
+    A `__getattr__` that only returns items of the object (`self[name]`, pandas' column access)
+    or falls back to the normal lookup gives data, not API: it does not make API names unknowable.
+    """
+    for stmt in node.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in (
+            "__getattr__",
+            "__getattribute__",
+        ):
+            if stmt.name == "__getattr__" and _returns_items_only(stmt):
+                continue
+            return f"{node.name} defines {stmt.name}"
+    return None
+
+
+def _returns_items_only(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    if len(fn.args.args) < 2:
+        return False
+    self_name, param = fn.args.args[0].arg, fn.args.args[1].arg
+    returns = [n for n in ast.walk(fn) if isinstance(n, ast.Return)]
+    if not returns:
+        return False
+    for ret in returns:
+        value = ret.value
+        if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) and value.value.id == self_name:
+            continue
+        fallback = isinstance(value, ast.Call) and (dotted(value.func) or "").endswith("__getattribute__")
+        if fallback and any(isinstance(a, ast.Name) and a.id == param for a in getattr(value, "args", [])):
+            continue
+        return False
+    return True
+
+
+def class_members(node: ast.ClassDef) -> set[str]:
+    """Names a class body defines, plus attributes its methods set on `self`."""
     names: set[str] = set()
 
     def visit(body: list[ast.stmt]) -> None:
@@ -447,12 +560,14 @@ def _class_members(node: ast.ClassDef) -> set[str]:
                         if isinstance(leaf, ast.Name):
                             names.add(leaf.id)
                 if any(isinstance(t, ast.Name) and t.id == "__slots__" for t in stmt.targets):
-                    names.update(_literal_strings(stmt.value))
+                    names.update(literal_strings(stmt.value) or set())
             elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
                 names.add(stmt.target.id)
             elif isinstance(stmt, (ast.If, ast.Try, ast.TryStar, ast.With, ast.For)):
-                for block in _blocks(stmt):
-                    visit(block)
+                for attr in ("body", "orelse", "finalbody"):
+                    visit(getattr(stmt, attr, []) or [])
+                for handler in getattr(stmt, "handlers", []) or []:
+                    visit(handler.body)
 
     visit(node.body)
     # Instance attributes set in methods (`self.x = ...`): accessible on instances.
@@ -468,32 +583,3 @@ def _class_members(node: ast.ClassDef) -> set[str]:
                 ):
                     names.add(sub.attr)
     return names
-
-
-def _getattr_verdict(info: ModuleInfo, name: str) -> str | None:
-    """PEP 562: None when `__getattr__` provably cannot produce `name`, else why it might."""
-    fn = info.getattr_fn
-    assert fn is not None
-    literals: set[str] = set()
-    raises: set[int] = set()
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Raise):
-            raises.update(id(n) for n in ast.walk(node))
-    for node in ast.walk(fn):
-        if id(node) in raises:
-            continue
-        if isinstance(node, ast.Call):
-            called = _dotted(node.func) or ""
-            if called.split(".")[-1] in _DYNAMIC_CALLS or called.startswith("sys.modules"):
-                return f"{info.name}.__getattr__ loads names dynamically ({called})"
-        if isinstance(node, ast.Subscript) and (_dotted(node.value) or "").startswith(("sys.modules", "globals()")):
-            return f"{info.name}.__getattr__ reads {_dotted(node.value)}"
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            literals.add(node.value)
-        if isinstance(node, ast.Name) and node.id in info.containers:
-            for inner in ast.walk(info.containers[node.id]):
-                if isinstance(inner, ast.Constant) and isinstance(inner.value, str):
-                    literals.add(inner.value)
-    if name in literals:
-        return f"{info.name}.__getattr__ handles {name!r} at run time (lazy or deprecated name)"
-    return None

@@ -59,13 +59,22 @@ class _Outcome:
 
 
 async def check_python_symbol(
-    client: RegistryClient, candidates: Sequence[DistCandidate], module: str, chain: Sequence[str]
+    client: RegistryClient,
+    candidates: Sequence[DistCandidate],
+    module: str,
+    chain: Sequence[str],
+    *,
+    instance: bool = False,
 ) -> SymbolVerdict:
-    """Check `module` and up to two links of `chain` in each candidate distribution."""
+    """Check `module` and up to two links of `chain` in each candidate distribution.
+
+    `instance`: the chain is `(Class, attr)` reached through an object the answer built by calling
+    the class, so a `__getattr__` on the class counts (it does not for `Class.attr` itself).
+    """
     if not candidates:
         note = Evidence("", None, utc_now(), f"no distribution known for {module}")
         return SymbolVerdict("unverified", "unmapped-import: no candidate distribution", None, (), (note,))
-    outcomes = [await _check_candidate(client, c, module, tuple(chain)) for c in candidates]
+    outcomes = [await _check_candidate(client, c, module, tuple(chain), instance) for c in candidates]
     labels = tuple(o.label for o in outcomes)
     evidence = tuple(e for o in outcomes for e in o.evidence)
     decisive = [o for o in outcomes if o.verdict not in ("not-provided", "package-missing")]
@@ -87,7 +96,7 @@ async def check_python_symbol(
 
 
 async def _check_candidate(
-    client: RegistryClient, candidate: DistCandidate, module: str, chain: tuple[str, ...]
+    client: RegistryClient, candidate: DistCandidate, module: str, chain: tuple[str, ...], instance: bool
 ) -> _Outcome:
     dist = candidate.distribution
     package, document = await client.document("pypi", dist)
@@ -102,11 +111,11 @@ async def _check_candidate(
     if isinstance(opened, _Outcome):
         return _Outcome(opened.verdict, opened.reason, label, package.evidence + opened.evidence)
     tree, choice = opened
-    verdict, reason = await _judge(tree, module, chain)
+    verdict, reason = await _judge(tree, module, chain, instance)
     evidence = (*package.evidence, *tree.archive.evidence, _summary(choice, tree))
     if verdict not in MISSING:
         return _Outcome(verdict, f"{reason} [{choice.filename}]", label, evidence)
-    older = await _present_in_older(client, document, package.canonical_name or dist, version, module, chain)
+    older = await _present_in_older(client, document, package.canonical_name or dist, version, module, chain, instance)
     if older is not None:
         old_version, old_reason, old_evidence = older
         why = f"{reason} in {version}, but present in {old_version} ({old_reason})"
@@ -135,7 +144,7 @@ def _summary(choice: ArtifactChoice, tree: ModuleTree) -> Evidence:
     return Evidence(choice.url, 200, utc_now(), note)
 
 
-async def _judge(tree: ModuleTree, module: str, chain: tuple[str, ...]) -> tuple[str, str]:
+async def _judge(tree: ModuleTree, module: str, chain: tuple[str, ...], instance: bool) -> tuple[str, str]:
     parts = module.split(".")
     if not tree.is_module(parts[0]):
         return "not-provided", f"does not ship top-level module {parts[0]}"
@@ -162,7 +171,9 @@ async def _judge(tree: ModuleTree, module: str, chain: tuple[str, ...]) -> tuple
     if first.module is not None:
         second = await tree.lookup(first.module, chain[1])
     elif first.class_ref is not None:
-        second = await tree.class_member(*first.class_ref, chain[1])
+        second = await tree.class_member(*first.class_ref, chain[1], instance=instance)
+    elif first.instance_of is not None:
+        second = await tree.class_member(*first.instance_of, chain[1], instance=True)
     else:
         return "unverified", f"{name} is not a class or module here; {chain[1]!r} not checkable statically"
     verdict, reason = _from_lookup(second, second_name, "missing-symbol")
@@ -194,6 +205,7 @@ async def _present_in_older(
     current: str,
     module: str,
     chain: tuple[str, ...],
+    instance: bool,
 ) -> tuple[str, str, tuple[Evidence, ...]] | None:
     evidence: list[Evidence] = []
     for version in older_releases(document, current, client.settings.older_releases_checked):
@@ -202,7 +214,7 @@ async def _present_in_older(
             evidence.extend(opened.evidence)
             continue
         tree, choice = opened
-        verdict, reason = await _judge(tree, module, chain)
+        verdict, reason = await _judge(tree, module, chain, instance)
         evidence.extend((*tree.archive.evidence, _summary(choice, tree)))
         if verdict == "found":
             return version, f"{reason} [{choice.filename}]", tuple(evidence)

@@ -113,7 +113,19 @@ class VerdictCache:
     exists_s: float = 24 * 3600.0
     missing_s: float = 3600.0
     clock: Callable[[], float] = time.monotonic
+    max_artifacts: int = 48
     _entries: dict[tuple[str, str], tuple[float, PackageVerdict, dict[str, Any] | None]] = field(default_factory=dict)
+    _artifacts: dict[str, Any] = field(default_factory=dict)
+
+    def artifact(self, url: str) -> Any:
+        """A published file already read in this run (files under one URL never change), or None."""
+        return self._artifacts.get(url)
+
+    def put_artifact(self, url: str, value: Any) -> None:
+        self._artifacts.pop(url, None)
+        self._artifacts[url] = value
+        while len(self._artifacts) > self.max_artifacts:
+            self._artifacts.pop(next(iter(self._artifacts)))
 
     def get(self, key: tuple[str, str]) -> tuple[PackageVerdict, dict[str, Any] | None] | None:
         entry = self._entries.get(key)

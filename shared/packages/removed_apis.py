@@ -1,11 +1,12 @@
-"""Well-known APIs that a current release removed: a curated fallback for the symbol gates.
+"""Removals no published file of an older release shows: a label for the gates' own "missing".
 
-The Python symbol gate finds most removals itself by reading an older release, but some
-removed names cannot be seen in any published artifact's export list: methods on objects
-built by a call (`const app = express(); app.del(...)`) and instance methods reached through
-a variable (`df.append`). For those, this table says when the name went away, so the checker
-can say `removed-api` when the version in use is at or past the removal, and otherwise leaves
-the verdict unverified. Each entry cites the project's own migration notes. Embedded: stdlib only.
+The symbol gates decide existence themselves, and find most removals by reading an older
+release (pandas `DataFrame.append` in 1.5, Flask `Markup` in 2.3). A few removed names appear in
+no older artifact the gates read: Express 4's `app.del` was set at run time and never typed in
+@types/express. For those, this table names the release that removed the name, so a
+`missing-symbol` the gate decided becomes `removed-api` when the version in use is at or past
+it. The table never decides existence: an unverified name stays unverified. Each entry cites
+the project's own migration notes. Embedded: stdlib only.
 """
 
 from __future__ import annotations
@@ -33,48 +34,6 @@ REMOVED_APIS: tuple[RemovedApi, ...] = (
         "app.delete",
         "expressjs.com/en/guide/migrating-5.html (app.del removed)",
     ),
-    RemovedApi(
-        "npm",
-        "express",
-        ("()", "param"),
-        "5.0.0",
-        "router.param / middleware",
-        "expressjs.com/en/guide/migrating-5.html (app.param(fn) signature removed)",
-    ),
-    RemovedApi(
-        "pypi",
-        "pandas",
-        ("DataFrame", "append"),
-        "2.0",
-        "pandas.concat",
-        "pandas 2.0.0 release notes, 'Removal of prior version deprecations'",
-    ),
-    RemovedApi(
-        "pypi",
-        "pandas",
-        ("Series", "append"),
-        "2.0",
-        "pandas.concat",
-        "pandas 2.0.0 release notes, 'Removal of prior version deprecations'",
-    ),
-    RemovedApi(
-        "pypi",
-        "pandas",
-        ("Series", "iteritems"),
-        "2.0",
-        "Series.items",
-        "pandas 2.0.0 release notes, 'Removal of prior version deprecations'",
-    ),
-    RemovedApi(
-        "pypi",
-        "pandas",
-        ("DataFrame", "iteritems"),
-        "2.0",
-        "DataFrame.items",
-        "pandas 2.0.0 release notes, 'Removal of prior version deprecations'",
-    ),
-    RemovedApi("pypi", "flask", ("Markup",), "3.0", "markupsafe.Markup", "Flask 3.0.0 changelog"),
-    RemovedApi("pypi", "flask", ("escape",), "3.0", "markupsafe.escape", "Flask 3.0.0 changelog"),
 )
 
 

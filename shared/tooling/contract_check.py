@@ -40,7 +40,7 @@ def check_entry(module: ModuleType, spec: ProtocolSpec) -> None:
         "render": 1,
         "play": 3 if spec.run_options else 2,
         "aggregate": 1,
-        "preflight": 1,
+        "preflight": 2 if spec.run_options else 1,
         "comparable": 1,
         "prepare": 1,
     }

@@ -23,8 +23,9 @@ environment or global random state at import time or while rendering. Its functi
 The hooks a version or benchmark may provide, each with its default; nothing is found by
 `getattr`, and a declared hook that is missing or fails to import is an error:
 
-- `preflight` (version, default off): the entry defines `preflight(cases) -> dict`, run once in the
-  task file before any model call; it may raise to abort the run (a planted decoy was registered).
+- `preflight` (version, default off): the entry defines `preflight(cases) -> dict` (`preflight(cases,
+  options)` when the version declares run options), run once in the task file before any model call;
+  it may raise to abort the run (a planted decoy was registered).
 - `comparable` (version, default off): the entry defines `comparable(row)`, the projection of a row
   that `rescore` compares with the hosted one (e.g. without registry timestamps); off: whole rows.
 - `prepare` (version, default off): the entry defines `prepare(cases) -> cases`, the one place a protocol

@@ -36,6 +36,44 @@ def populate(registry: FakeRegistry) -> None:
     express_index = "exports.Router = function Router() {};\nexports.json = function json() {};\n"
     registry.add_npm("express", "4.21.2", {"index.js": express_index}, latest=False)
     registry.add_npm("express", "5.1.0", {"index.js": express_index})
+    # Express ships no declarations; these stand in for @types/express (an `export =` function whose
+    # result is core.Express), @types/express-serve-static-core and the part of @types/node it needs.
+    express_types = (
+        'import * as core from "express-serve-static-core";\n'
+        "declare function e(): core.Express;\n"
+        "declare namespace e {\n    var json: () => unknown;\n    export function Router(): core.Router;\n}\n"
+        "export = e;\n"
+    )
+    for version in ("4.17.21", "5.0.0"):
+        registry.add_npm(
+            "@types/express", version, {"index.d.ts": express_types},
+            package_json={"types": "index.d.ts", "dependencies": {"@types/express-serve-static-core": "*"}},
+            latest=version == "5.0.0",
+        )  # fmt: skip
+    registry.add_npm(
+        "@types/express-serve-static-core",
+        "5.0.0",
+        {
+            "index.d.ts": 'import { EventEmitter } from "events";\n'
+            "export interface IRouter {\n    get(path: string, ...handlers: unknown[]): this;\n"
+            "    use(...handlers: unknown[]): this;\n    delete(path: string, ...handlers: unknown[]): this;\n}\n"
+            "export interface Application extends EventEmitter, IRouter {\n    listen(port: number): void;\n}\n"
+            "export interface Express extends Application {}\nexport interface Router extends IRouter {}\n"
+        },
+        package_json={"types": "index.d.ts"},
+    )
+    registry.add_npm(
+        "@types/node",
+        "22.0.0",
+        {
+            "index.d.ts": '/// <reference path="events.d.ts" />\n',
+            "events.d.ts": 'declare module "events" {\n    class EventEmitter {\n'
+            "        on(event: string, listener: unknown): this;\n        emit(event: string): boolean;\n    }\n"
+            "    namespace EventEmitter {\n        export { EventEmitter };\n    }\n"
+            "    export = EventEmitter;\n}\n",
+        },
+        package_json={"types": "index.d.ts"},
+    )
     lodash = {"lodash.js": "module.exports = {};\n", "debounce.js": "module.exports = function () {};\n"}
     registry.add_npm("lodash", "4.17.21", lodash, package_json={"main": "lodash.js"})
     registry.add_wheel(

@@ -20,6 +20,7 @@ from hallubench.tooling.cli import main
 from hallubench.tooling.packages.registry_changes import REGISTERED_SINCE, change_lines, registry_changes
 
 from support.hosted import run_like_kaggle
+from support.registry_urls import registry_env
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES: list[dict[str, Any]] = json.loads(
@@ -48,7 +49,7 @@ def test_a_name_registered_after_the_run_is_named_by_rescore(
     runs = tmp_path / "runs"
     with FakeRegistry(tmp_path / "registry") as registry:
         populate(registry)
-        urls = {"HALLUBENCH_PYPI_URL": registry.base_url, "HALLUBENCH_NPM_URL": f"{registry.base_url}/npm"}
+        urls = registry_env(registry.base_url)
         run_like_kaggle(task, runs, SLOP_REPLY, env={"HALLUBENCH_LIMIT": "1", **urls})
         for name, value in urls.items():
             monkeypatch.setenv(name, value)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..specs import Benchmark, ProtocolSpec
+from ..specs import Benchmark, ProtocolSpec, RunOption
 
 BENCHMARKS = (
     Benchmark(
@@ -49,6 +49,27 @@ BENCHMARKS = (
                 cases_factory="hallubench.packages.cases:v7_cases",
                 preflight=True,
                 comparable=True,
+            ),
+            ProtocolSpec(
+                benchmark="hallucinated-packages",
+                version=8,
+                entry="packages/task_v8.py",
+                title="hallucinated-packages v8: v7's prompts, a symbol gate that decides the packages users use",
+                description=(
+                    "The 17 prompts and cases of v7 (groups A-D, each asked k times, decoy gate and canary "
+                    "first), byte for byte, so every hosted v7 run can be scored again with v8. The symbol gate "
+                    "reads stubs written in newer Python syntax, names a package binds at run time but declares "
+                    "(stubs, __all__, __dir__), CommonJS/UMD exports with their `export =` typings, and members "
+                    "of objects built by calling or constructing an export (`express()`, `new Foo()`), one "
+                    "verdict per imported name; a name is missing only when every way it could exist was read."
+                ),
+                cases_factory="hallubench.packages.cases:v7_cases",
+                preflight=True,
+                comparable=True,
+                run_options=(
+                    RunOption("pypi_url", "https://pypi.org", "the PyPI base URL (JSON API /pypi, Simple API /simple)"),
+                    RunOption("npm_url", "https://registry.npmjs.org", "the npm registry's base URL"),
+                ),
             ),
         ),
     ),

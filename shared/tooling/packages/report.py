@@ -98,10 +98,14 @@ def rescore_report(
     """`hallubench rescore`'s hallucinated-packages section: the three rates per model, with denominators.
 
     With the hosted rows (aligned with the re-scored ones), names whose existence changed since
-    the run are listed first: a name registered since is a possible slopsquat.
+    the run are listed first: a name registered since is a possible slopsquat. Where another
+    version's scorer made the rows (`rescore --scorer`), every row whose verdict it changed is
+    listed with the reference verdicts behind the change (`changes`).
     """
     from ...packages.scoring import aggregate_rows
     from ..csv_cells import cells
+    from .changes import change_lines as scorer_change_lines
+    from .changes import scorer_changes
     from .registry_changes import change_lines, registry_changes
 
     results = {model: aggregate_rows(list(rows)) for model, rows in sorted(rows_by_model.items())}
@@ -110,10 +114,20 @@ def rescore_report(
         for model, rows in sorted(rows_by_model.items())
         for change in registry_changes(zip(rows, (hosted_by_model or {}).get(model, ()), strict=False), model=model)
     ]
-    markdown = "\n".join(markdown_report(result, model=model) for model, result in results.items())
+    body = "\n".join(markdown_report(result, model=model) for model, result in results.items())
+    text_parts: list[str] = []
+    markdown_parts: list[str] = []
     if changes:
         heading = f"## Registry changes since the hosted run ({len(changes)})"
-        markdown = "\n".join([heading, "", *change_lines(changes), "", markdown])
+        text_parts += [heading, "", *change_lines(changes), ""]
+        markdown_parts += [heading, "", *change_lines(changes), ""]
+    rescored = scorer_changes(rows_by_model, hosted_by_model or {})
+    if rescored:
+        lines = scorer_change_lines(rescored)
+        text_parts += ["Rows the newer scorer changed, and why:", *lines, ""]
+        nested = [f"{' ' * (len(x) - len(x.lstrip()))}- {x.strip()}" for x in lines]
+        markdown_parts += ["## Rows the newer scorer changed, and why", "", *nested, ""]
+    markdown = "\n".join([*markdown_parts, body])
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["model", "level", "rate", "value", "numerator", "denominator", "ci_low", "ci_high", "unverified"])
@@ -140,6 +154,8 @@ def rescore_report(
     data: dict[str, Any] = {
         "models": results,
         "registry_changes": changes,
+        "scorer_changes": rescored,
         "leaderboard": separability(rows_by_model),
     }
-    return {"text": markdown, "markdown": markdown, "json": data, "csv": buffer.getvalue()}
+    text = "\n".join([*text_parts, body])
+    return {"text": text, "markdown": markdown, "json": data, "csv": buffer.getvalue()}

@@ -147,7 +147,7 @@ def {task_function}(llm) -> float:
 
 _PREFLIGHT = """\
     # the version declares a preflight (ProtocolSpec.preflight): once, before any model call; it may abort the run
-    print("preflight:", json.dumps(_hb_entry.preflight(cases), sort_keys=True, default=str))
+    print("preflight:", json.dumps(_hb_entry.preflight(cases{options}), sort_keys=True, default=str))
 """
 
 
@@ -228,7 +228,9 @@ def render_task_file(
             description=" ".join(spec.description.split())[:1000],
             version=spec.version,
             n_jobs=spec.n_jobs,
-            preflight=_PREFLIGHT if spec.preflight else "",
+            preflight=_PREFLIGHT.format(options=", HB_RUN_OPTIONS" if spec.run_options else "")
+            if spec.preflight
+            else "",
             prepare=_PREPARE if spec.prepare else "",
             run_options=_RUN_OPTIONS.format(defaults=spec.option_defaults()) if spec.run_options else "",
             play=_PLAY_WITH_OPTIONS if spec.run_options else "_hb_entry.play",

@@ -1,0 +1,553 @@
+"""What TypeScript declarations (`.d.ts`) say a value has: exports, members, call and `new` results.
+
+Many of the most used npm packages cannot be read from their JavaScript: lodash and jQuery are
+UMD bundles that fill their object in a loop, Express builds its app by mixing prototypes into a
+function, axios creates its default export at run time. Their published declarations say what
+users can reach, and this module reads them the way the TypeScript checker would, for names:
+
+* modules: ES exports (`export`, `export {a as b} from`, `export *`, `export * as ns`, `export
+  default`), `export = X` (lodash's `export = _` with `declare const _: _.LoDashStatic`), module
+  augmentations (`declare module "../index" { interface LoDashStatic {...} }` in any file of the
+  package), ambient modules (`declare module "events"` in @types/node) and `declare global`;
+* values: namespaces merged with functions and classes (`declare function e(); declare
+  namespace e {...}`), a `const` typed by an interface, class statics, enums;
+* types: interfaces (every merged declaration, `extends` followed), classes (instance side,
+  `extends` followed), object types, `&` and `|`, `typeof X`, aliases, imports from other files
+  and packages (`import * as core from "express-serve-static-core"` reads @types/...);
+* what calling a value returns (`express()` -> `core.Express`) and what `new` makes.
+
+A member set is *complete* only when every part of it was read; anything else (a mapped,
+conditional or generic type, an index signature, `any`, a type from a package that could not be
+loaded) makes it incomplete, and an incomplete set never lets a name be called missing. Every
+object has the members of `Object.prototype` and every function those of `Function.prototype`.
+Files are read into scopes by `dts_scopes`; `dts_world` finds and loads them. Embedded: standard
+library only at module level.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .dts_scopes import Decl, ModuleView, Scope, _text
+from .dts_world import MAX_DEPTH, DeclarationWorld, types_entry, types_package_name
+
+__all__ = ["DeclarationWorld", "Members", "Resolver", "TypeRef", "types_entry", "types_package_name"]
+
+OBJECT_MEMBERS = frozenset(
+    {"constructor", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "toLocaleString", "toString",
+     "valueOf", "__proto__", "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__"}
+)  # fmt: skip
+FUNCTION_MEMBERS = frozenset({"apply", "bind", "call", "length", "name", "arguments", "caller", "prototype"})
+_VALUE_KINDS = frozenset({"var", "function", "class", "enum", "namespace"})
+_EMPTY_TYPES = frozenset({"null", "undefined", "void", "never"})
+
+
+# ---------------------------------------------------------------------- member sets
+@dataclass
+class Members:
+    """Names a value or type has, whether that list is complete, and what calling or `new` gives."""
+
+    names: set[str] = field(default_factory=set)
+    complete: bool = True
+    notes: list[str] = field(default_factory=list)
+    calls: list[TypeRef] = field(default_factory=list)
+    constructs: list[TypeRef] = field(default_factory=list)
+    classes: list[Decl] = field(default_factory=list)  # classes whose instances `new` makes
+    slots: dict[str, list[tuple[str, Any]]] = field(default_factory=dict)  # name -> where its value is declared
+
+    def slot(self, name: str, kind: str, payload: Any) -> None:
+        self.names.add(name)
+        self.slots.setdefault(name, []).append((kind, payload))
+
+    def unknown(self, note: str) -> Members:
+        self.complete = False
+        if note not in self.notes and len(self.notes) < 6:
+            self.notes.append(note)
+        return self
+
+    def absorb(self, other: Members) -> None:
+        self.names |= other.names
+        for name, slots in other.slots.items():
+            self.slots.setdefault(name, []).extend(slots)
+        self.calls.extend(other.calls)
+        self.constructs.extend(other.constructs)
+        self.classes.extend(other.classes)
+        if not other.complete:
+            self.complete = False
+            for note in other.notes:
+                if note not in self.notes and len(self.notes) < 6:
+                    self.notes.append(note)
+
+    def why(self) -> str:
+        return "; ".join(self.notes) or "declarations not fully readable"
+
+
+@dataclass(frozen=True)
+class TypeRef:
+    node: Any
+    scope: Scope
+
+
+# ---------------------------------------------------------------------- resolution
+class Resolver:
+    """Answers member questions over a DeclarationWorld; every answer says whether it is complete."""
+
+    def __init__(self, world: DeclarationWorld) -> None:
+        self.world = world
+        self._seen: set[tuple[int, str]] = set()
+        self._expanding: set[int] = set()
+        self._exporting: set[tuple[int, str]] = set()
+        self._following: set[int] = set()
+
+    # ------------------------------------------------------------------ module level
+    async def exports(self, module: ModuleView, depth: int = 0) -> Members:
+        """Names the module exports (ES names; for `export =`, the members of the exported value)."""
+        out = Members()
+        if depth > MAX_DEPTH:
+            return out.unknown("re-exports nested too deep")
+        for scope in module.scopes:
+            if id(scope) in self._expanding:
+                continue  # `node:fs` re-exports `fs`, which re-exports `node:fs`: each block is read once
+            self._expanding.add(id(scope))
+            try:
+                await self._scope_exports(module, scope, out, depth)
+            finally:
+                self._expanding.discard(id(scope))
+        if not module.scopes:
+            out.unknown(f"{module.label}: no declarations")
+        return out
+
+    async def _scope_exports(self, module: ModuleView, scope: Scope, out: Members, depth: int) -> None:
+        if scope.export_equals is not None:
+            out.absorb(await self.value_members(await self.value_decls(scope, _text(scope.export_equals)), depth))
+        if scope.kind in ("ambient", "namespace") and scope.export_equals is None:
+            for name, decls in scope.names.items():
+                if any(d.kind != "unreadable" for d in decls):
+                    out.slot(name, "export", (module, name))
+        for name in scope.exports:
+            out.slot(name, "export", (module, name))
+        if "*" in scope.names:
+            out.unknown(f"{scope.label} has syntax the parser could not read")
+        for star in scope.stars:
+            target = await self._module_from(scope, star, depth)
+            if target is None:
+                out.unknown(f"{scope.label}: `export * from {star!r}` not resolvable")
+                continue
+            inner = await self.exports(target, depth + 1)
+            inner.names.discard("default")
+            out.absorb(inner)
+
+    async def export_decls(self, module: ModuleView, name: str, depth: int = 0) -> list[Decl]:
+        """Declarations behind export `name` of a module (following re-exports and `export =`)."""
+        if depth > MAX_DEPTH:
+            return []
+        out: list[Decl] = []
+        for scope in module.scopes:
+            key = (id(scope), name)
+            if key in self._exporting:
+                continue
+            self._exporting.add(key)
+            try:
+                out.extend(await self._scope_export_decls(scope, name, depth))
+            finally:
+                self._exporting.discard(key)
+        return out
+
+    async def _scope_export_decls(self, scope: Scope, name: str, depth: int) -> list[Decl]:
+        out: list[Decl] = []
+        if scope.export_equals is not None:
+            equals = await self.value_decls(scope, _text(scope.export_equals))
+            out.extend(await self.member_decls(equals, name, depth + 1))
+        for local, spec in scope.exports.get(name, []):
+            if spec is None:
+                out.extend(await self.value_decls(scope, local) if local else [])
+                continue
+            source = await self._module_from(scope, spec, depth)
+            if source is not None and local == "*":
+                out.append(Decl("module", name, None, scope, spec=spec, module=source))
+            elif source is not None:
+                out.extend(await self.export_decls(source, local, depth + 1))
+        if scope.kind in ("ambient", "namespace") and scope.export_equals is None and name not in scope.exports:
+            out.extend(scope.names.get(name, []))  # ambient declarations are exported implicitly
+        for star in scope.stars:
+            if name == "default":
+                continue
+            starred = await self._module_from(scope, star, depth)
+            if starred is not None:
+                out.extend(await self.export_decls(starred, name, depth + 1))
+        return out
+
+    async def _module_from(self, scope: Scope, spec: str, depth: int) -> ModuleView | None:
+        return await self.world.module(spec, scope.file, depth + 1)
+
+    # ------------------------------------------------------------------ names in scopes
+    async def value_decls(self, scope: Scope, dotted: str) -> list[Decl]:
+        """Declarations a (possibly dotted) name refers to from `scope`: local, enclosing, imported, global."""
+        head, *rest = dotted.split(".")
+        decls = await self._lookup(scope, head, qualifier=bool(rest))
+        for part in rest:
+            decls = await self.member_decls(decls, part, 0)
+        return decls
+
+    async def _lookup(self, scope: Scope, name: str, *, qualifier: bool = False) -> list[Decl]:
+        """The nearest declarations of `name`; as the head of `A.B`, only those that can hold members."""
+
+        def usable(decls: list[Decl]) -> bool:
+            return not qualifier or any(d.kind not in ("interface", "type") for d in decls)
+
+        current: Scope | None = scope
+        while current is not None:
+            # An augmentation's names merge with those of every other block of the same module.
+            found = list(current.names.get(name, []))
+            for sibling in current.merged_with:
+                found += [d for d in self._namespace_merge(sibling, name) if d not in found]
+            if found and usable(found):
+                return found
+            current = current.parent
+        root = scope.file.root
+        if root is not None and name in root.names and usable(root.names[name]):
+            return root.names[name]
+        return [d for d in await self.world.global_decls(name) if not qualifier or d.kind not in ("interface", "type")]
+
+    @staticmethod
+    def _namespace_merge(scope: Scope, name: str) -> list[Decl]:
+        """`name` in a sibling block, or in the namespace that `export = X` merges augmentations into."""
+        if name in scope.names:
+            return scope.names[name]
+        if scope.export_equals is not None and scope.export_equals.type == "identifier":
+            for decl in scope.names.get(_text(scope.export_equals), []):
+                if decl.kind == "namespace" and decl.body is not None and name in decl.body.names:
+                    return decl.body.names[name]
+        return []
+
+    async def member_decls(self, decls: list[Decl], name: str, depth: int) -> list[Decl]:
+        """Declarations of `X.name` where X is a namespace, an import of a module, or an alias."""
+        out: list[Decl] = []
+        for decl in await self._follow(decls, depth):
+            for body in decl.bodies if decl.kind == "namespace" else []:
+                if name in body.names:
+                    out.extend(body.names[name])
+                for local, spec in body.exports.get(name, []):
+                    if spec is None and local and not (local == name and name in body.names):
+                        out.extend(await self._lookup(body.parent or body, local) if local == name else
+                                   await self._lookup(body, local))  # fmt: skip
+                    elif spec is not None:
+                        module = await self._module_from(body, spec, depth)
+                        if module is not None:
+                            out.extend(await self.export_decls(module, local, depth + 1))
+            if decl.kind == "module" and decl.module is not None:
+                out.extend(await self.export_decls(decl.module, name, depth + 1))
+        return out
+
+    async def _follow(self, decls: list[Decl], depth: int) -> list[Decl]:
+        """Imports and aliases replaced by what they refer to (an alias that leads back to itself: unreadable)."""
+        out: list[Decl] = []
+        for decl in decls:
+            if depth > MAX_DEPTH:
+                break
+            if decl.kind in ("import", "alias") and id(decl) in self._following:
+                out.append(Decl("unreadable", decl.name, decl.node, decl.scope, spec="a cycle of aliases"))
+                continue
+            self._following.add(id(decl))
+            try:
+                out.extend(await self._follow_one(decl, depth))
+            finally:
+                self._following.discard(id(decl))
+        return out
+
+    async def _follow_one(self, decl: Decl, depth: int) -> list[Decl]:
+        out: list[Decl] = []
+        if decl.kind == "import" and decl.spec is not None:
+            module = await self._module_from(decl.scope, decl.spec, depth)
+            if module is None:
+                return [Decl("unreadable", decl.name, decl.node, decl.scope, spec=decl.spec)]
+            if decl.imported in ("*", "="):
+                out.append(_module_decl(decl, module))
+            else:
+                target = await self.export_decls(module, decl.imported or decl.name, depth + 1)
+                out.extend(await self._follow(target, depth + 1) if target else
+                           [Decl("unreadable", decl.name, decl.node, decl.scope, spec=decl.spec)])  # fmt: skip
+        elif decl.kind == "alias" and decl.imported:
+            out.extend(await self._follow(await self.value_decls(decl.scope, decl.imported), depth + 1))
+        else:
+            out.append(decl)
+        return out
+
+    # ------------------------------------------------------------------ values
+    async def value_members(self, decls: list[Decl], depth: int = 0) -> Members:
+        """Properties of the value these declarations describe (`X.prop`)."""
+        out = Members()
+        followed = await self._follow(decls, depth)
+        values = [d for d in followed if d.kind in _VALUE_KINDS or d.kind in ("module", "unreadable")]
+        if not values:
+            return out.unknown("no value declaration" + (f" for {decls[0].name}" if decls else ""))
+        out.names |= OBJECT_MEMBERS
+        for decl in values:
+            if depth > MAX_DEPTH:
+                return out.unknown("declarations nested too deep")
+            if decl.kind == "unreadable":
+                out.unknown(f"{decl.name}: {decl.spec or 'declaration'} not readable")
+            elif decl.kind == "module" and decl.module is not None:
+                out.absorb(await self.exports(decl.module, depth + 1))
+            elif decl.kind == "namespace":
+                for body in decl.bodies:
+                    out.absorb(self._namespace_values(body))
+            elif decl.kind == "function":
+                out.names |= FUNCTION_MEMBERS
+                returned = decl.node.child_by_field_name("return_type")
+                out.calls.append(TypeRef(returned, decl.scope) if returned is not None else TypeRef(None, decl.scope))
+            elif decl.kind == "class":
+                out.names |= FUNCTION_MEMBERS
+                out.absorb(await self._class_side(decl, static=True, depth=depth))
+                out.classes.append(decl)
+            elif decl.kind == "enum":
+                body = decl.node.child_by_field_name("body")
+                for member in body.named_children if body is not None else []:
+                    target = member.child_by_field_name("name") if member.type == "enum_assignment" else member
+                    if target is not None:
+                        out.names.add(_text(target).strip("'\""))
+            elif decl.kind == "var":
+                annotation = decl.node.child_by_field_name("type")
+                if annotation is None:
+                    out.unknown(f"{decl.name} has no declared type")
+                else:
+                    out.absorb(await self.type_members(TypeRef(annotation, decl.scope), depth + 1))
+        return out
+
+    def _namespace_values(self, body: Scope) -> Members:
+        out = Members()
+        for name, decls in body.names.items():
+            if any(d.kind in _VALUE_KINDS or d.kind in ("import", "alias") for d in decls):
+                out.slot(name, "decls", decls)
+            if any(d.kind == "unreadable" for d in decls):
+                out.unknown(f"{body.label} has syntax the parser could not read")
+        for name, locals_ in body.exports.items():
+            for local, spec in locals_:
+                out.slot(name, "lookup", (body, local, spec))
+        return out
+
+    async def member_of(self, members: Members, name: str, depth: int = 0) -> Members:
+        """What the declarations say member `name` of a value is (its own members, calls and `new`)."""
+        out = Members()
+        slots = members.slots.get(name, [])
+        if not slots:
+            return out.unknown(f"the declaration of {name!r} is not modelled")
+        for kind, payload in slots:
+            if depth > MAX_DEPTH:
+                return out.unknown("declarations nested too deep")
+            if kind == "decls":
+                out.absorb(await self.value_members(payload, depth + 1))
+            elif kind == "type":
+                out.absorb(await self.type_members(payload, depth + 1))
+            elif kind == "method":
+                method = Members(names=set(OBJECT_MEMBERS | FUNCTION_MEMBERS))
+                method.calls.append(payload)
+                out.absorb(method)
+            elif kind == "export":
+                module, export = payload
+                out.absorb(await self.value_members(await self.export_decls(module, export, depth + 1), depth + 1))
+            elif kind == "lookup":
+                scope, local, spec = payload
+                if spec is None:
+                    decls = (
+                        await self._lookup(scope.parent or scope, local)
+                        if local == name
+                        else await self._lookup(scope, local)
+                    )
+                else:
+                    source = await self._module_from(scope, spec, depth)
+                    decls = await self.export_decls(source, local, depth + 1) if source is not None else []
+                out.absorb(await self.value_members(decls, depth + 1))
+        return out
+
+    async def call_result(self, value: Members, depth: int = 0) -> Members:
+        """Members of what calling the value returns (every overload)."""
+        out = Members()
+        if not value.calls:
+            return out.unknown("not callable according to its declarations")
+        for ref in value.calls:
+            if ref.node is None:
+                out.unknown("a call signature without a return type")
+            else:
+                out.absorb(await self.type_members(ref, depth + 1))
+        return out
+
+    async def construct_result(self, value: Members, depth: int = 0) -> Members:
+        """Members of what `new` on the value makes (class instances, construct signatures)."""
+        out = Members()
+        if not value.classes and not value.constructs:
+            return out.unknown("not constructible according to its declarations")
+        for decl in value.classes:
+            out.absorb(await self._class_side(decl, static=False, depth=depth + 1))
+        for ref in value.constructs:
+            out.absorb(await self.type_members(ref, depth + 1))
+        return out
+
+    # ------------------------------------------------------------------ types
+    async def type_members(self, ref: TypeRef, depth: int = 0) -> Members:
+        out = Members()
+        node = ref.node
+        if node is None:
+            return out.unknown("no type")
+        if depth > MAX_DEPTH:
+            return out.unknown("types nested too deep")
+        kind = node.type
+        if kind in ("type_annotation", "parenthesized_type", "readonly_type") and node.named_children:
+            return await self.type_members(TypeRef(node.named_children[-1], ref.scope), depth + 1)
+        if kind == "generic_type":
+            name = node.child_by_field_name("name")
+            return await self.type_members(TypeRef(name, ref.scope), depth + 1) if name is not None else out
+        if kind in ("type_identifier", "nested_type_identifier", "identifier"):
+            return await self._named_type(ref.scope, _text(node), depth)
+        if kind == "object_type":
+            out.names |= OBJECT_MEMBERS
+            self._object_body(node, ref.scope, out)
+            return out
+        if kind in ("intersection_type", "union_type"):
+            for part in node.named_children:
+                if part.type == "predefined_type" and _text(part) in _EMPTY_TYPES:
+                    continue
+                if part.type == "literal_type" and _text(part) in ("null", "undefined"):
+                    continue
+                out.absorb(await self.type_members(TypeRef(part, ref.scope), depth + 1))
+            return out
+        if kind == "type_query" and node.named_children:
+            decls = await self.value_decls(ref.scope, _text(node.named_children[0]))
+            return await self.value_members(decls, depth + 1)
+        if kind in ("function_type",):
+            out.names |= OBJECT_MEMBERS | FUNCTION_MEMBERS
+            returned = node.child_by_field_name("return_type")
+            out.calls.append(TypeRef(returned, ref.scope))
+            return out
+        if kind == "constructor_type":
+            out.names |= OBJECT_MEMBERS | FUNCTION_MEMBERS
+            out.constructs.append(TypeRef(node.child_by_field_name("type"), ref.scope))
+            return out
+        if kind == "predefined_type":
+            text = _text(node)
+            if text == "object":
+                out.names |= OBJECT_MEMBERS
+                return out
+            if text in _EMPTY_TYPES:
+                return out
+            return out.unknown(f"type {text} is not modelled")
+        return out.unknown(f"{kind.replace('_', ' ')} `{_text(node)[:40]}` is not modelled")
+
+    async def _named_type(self, scope: Scope, dotted: str, depth: int) -> Members:
+        out = Members()
+        key = (id(scope), dotted)
+        if key in self._seen:
+            return out  # a type that extends itself through a cycle adds nothing new
+        self._seen.add(key)
+        try:
+            decls = await self._follow(await self.value_decls(scope, dotted), depth)
+            types = [d for d in decls if d.kind in ("interface", "class", "type", "enum", "unreadable")]
+            if not types and dotted in ("Function", "CallableFunction", "NewableFunction", "Object"):
+                out.names |= OBJECT_MEMBERS | (FUNCTION_MEMBERS if dotted != "Object" else frozenset())
+                return out  # the language's own, when nothing in the declarations shadows them
+            if not types:
+                if _is_type_parameter(scope, dotted):
+                    return out.unknown(f"generic type {dotted}")
+                return out.unknown(f"type {dotted} not resolvable")
+            out.names |= OBJECT_MEMBERS
+            for decl in types:
+                if decl.kind == "interface":
+                    self._object_body(decl.node.child_by_field_name("body"), decl.scope, out)
+                    for heritage in decl.node.named_children:
+                        if heritage.type == "extends_type_clause":
+                            for base in heritage.named_children:
+                                out.absorb(await self.type_members(TypeRef(base, decl.scope), depth + 1))
+                elif decl.kind == "class":
+                    out.absorb(await self._class_side(decl, static=False, depth=depth + 1))
+                elif decl.kind == "type":
+                    value = decl.node.child_by_field_name("value")
+                    out.absorb(await self.type_members(TypeRef(value, decl.scope), depth + 1))
+                elif decl.kind == "enum":
+                    out.unknown(f"enum type {dotted} is not modelled")
+                else:
+                    out.unknown(f"{dotted}: {decl.spec or 'declaration'} not readable")
+            return out
+        finally:
+            self._seen.discard(key)
+
+    def _object_body(self, body: Any, scope: Scope, out: Members) -> None:
+        for member in body.named_children if body is not None else []:
+            if member.type in ("property_signature", "method_signature", "public_field_definition"):
+                name = member.child_by_field_name("name")
+                if name is not None and name.type in ("property_identifier", "identifier", "string"):
+                    _member_slot(out, _text(name).strip("'\""), member, scope)
+            elif member.type == "call_signature":
+                returned = member.child_by_field_name("return_type")
+                out.calls.append(TypeRef(returned, scope))
+            elif member.type == "construct_signature":
+                out.constructs.append(TypeRef(member.child_by_field_name("type"), scope))
+            elif member.type == "index_signature":
+                if any(c.type == "mapped_type_clause" for c in member.named_children):
+                    out.unknown("mapped type members are not modelled")
+                else:
+                    out.unknown("an index signature admits any name")
+
+    async def _class_side(self, decl: Decl, *, static: bool, depth: int) -> Members:
+        """Instance members (with `extends`, and a merged interface) or, with `static`, the class's own."""
+        out = Members()
+        body = decl.node.child_by_field_name("body")
+        for member in body.named_children if body is not None else []:
+            is_static = any(c.type == "static" or _text(c) == "static" for c in member.children[:3])
+            if member.type == "index_signature" and not static:
+                out.unknown("an index signature admits any name")
+                continue
+            if is_static != static:
+                continue
+            name = member.child_by_field_name("name")
+            if name is not None and member.type in (
+                "method_signature", "method_definition", "public_field_definition", "abstract_method_signature",
+                "property_signature",
+            ):  # fmt: skip
+                text = _text(name).strip("'\"")
+                if text != "constructor":
+                    _member_slot(out, text, member, decl.scope)
+        heritage = next((c for c in decl.node.named_children if c.type == "class_heritage"), None)
+        extends = next((c for c in heritage.named_children if c.type == "extends_clause"), None) if heritage else None
+        if extends is not None:
+            base = extends.child_by_field_name("value")
+            if base is not None:
+                base_decls = await self._follow(await self.value_decls(decl.scope, _text(base)), depth)
+                classes = [d for d in base_decls if d.kind == "class"]
+                if classes:
+                    for base_class in classes:
+                        out.absorb(await self._class_side(base_class, static=static, depth=depth + 1))
+                elif static:
+                    out.absorb(await self.value_members(base_decls, depth + 1))
+                else:
+                    value = await self.value_members(base_decls, depth + 1)
+                    out.absorb(await self.construct_result(value, depth + 1))
+        if not static:
+            for merged in decl.scope.names.get(decl.name, []):
+                if merged.kind == "interface":
+                    out.absorb(await self._named_type(decl.scope, decl.name, depth + 1))
+                    break
+            out.names |= OBJECT_MEMBERS
+        return out
+
+
+def _member_slot(out: Members, name: str, member: Any, scope: Scope) -> None:
+    """A property's type or a method's return type, kept so `x.name` and `x.name()` can be followed."""
+    if member.type in ("method_signature", "method_definition", "abstract_method_signature"):
+        returned = member.child_by_field_name("return_type")
+        out.slot(name, "method", TypeRef(returned, scope))
+        return
+    annotation = member.child_by_field_name("type")
+    if annotation is not None:
+        out.slot(name, "type", TypeRef(annotation, scope))
+    else:
+        out.names.add(name)
+
+
+def _module_decl(decl: Decl, module: ModuleView) -> Decl:
+    """An import of a whole module (`import * as m`, `import m = require()`) as a value declaration."""
+    return Decl("module", decl.name, decl.node, decl.scope, spec=decl.spec, module=module)
+
+
+def _is_type_parameter(scope: Scope, name: str) -> bool:
+    return "." not in name and len(name) <= 2 and name[:1].isupper()
