@@ -11,7 +11,10 @@ repository). Every method runs every item on the buggy and the fixed program:
 It checks that every method classifies every item of every file as (b) does, and prints the
 wall-time ratios measured in this run. Targets: >= 3x faster than (a), >= 15x faster than (b),
 >= 1.7x from 2 workers on 2 cores. The machine may be shared: run it when it is quiet and read the
-ratios, not the absolute times.
+ratios, not the absolute times. The ratios against (a) and (b) use the executor run measured right
+before them; the 2-worker speed-up compares the best of `--repeat` alternated runs with 1 and with 2
+workers, and each line says how idle the whole machine was meanwhile (on a shared machine the idle
+share, not the core count, bounds what a second worker can gain).
 
     .venv/bin/python scripts/bench/execute.py --data ../shared/data/humanevalpack/humanevalpack.jsonl
 """
@@ -123,10 +126,27 @@ def executor_classes(results: list[FileClassification]) -> Classes:
     return {(found.problem, test["id"].split("::")[-1]): test["outcome"] for found in results for test in found.tests}
 
 
+def _cpu_ticks() -> tuple[int, int]:
+    """(idle, total) jiffies of the whole machine since boot (0, 0 where /proc/stat is missing)."""
+    try:
+        with open("/proc/stat", encoding="ascii") as handle:
+            fields = [int(value) for value in handle.readline().split()[1:]]
+    except OSError:
+        return 0, 0
+    return fields[3] + fields[4], sum(fields)
+
+
+IDLE: dict[int, float] = {}  # id of a result -> the share of the machine that stayed idle while it ran
+
+
 def timed(function: Callable[..., T], *args: Any, **kwargs: Any) -> tuple[T, float]:
+    idle, total = _cpu_ticks()
     started = time.perf_counter()
     value = function(*args, **kwargs)
-    return value, time.perf_counter() - started
+    elapsed = time.perf_counter() - started
+    idle_after, total_after = _cpu_ticks()
+    IDLE[id(value)] = (idle_after - idle) / max(1, total_after - total)
+    return value, elapsed
 
 
 def main() -> int:
@@ -134,6 +154,7 @@ def main() -> int:
     parser.add_argument("--data", default=os.environ.get("HALLUBENCH_HUMANEVALPACK"))
     parser.add_argument("--items", type=int, default=120, help="at least this many test items")
     parser.add_argument("--no-namespaces", action="store_true", help="run the executor with the Python guard alone")
+    parser.add_argument("--repeat", type=int, default=3, help="alternated 1- and 2-worker runs (best of each)")
     args = parser.parse_args()
     problems = sorted(load_problems(args.data).values(), key=lambda problem: problem.number)
     chosen: list[tuple[Problem, str]] = []
@@ -152,21 +173,28 @@ def main() -> int:
     ours_1, ours_1_s = timed(classify_files, chosen, limits=limits, workers=1)
     base_b, base_b_s = timed(per_item, chosen)
     base_a, base_a_s = timed(per_file, chosen)
-    ours_2, ours_2_s = timed(classify_files, chosen, limits=limits, workers=2)
+    one: list[tuple[list[FileClassification], float]] = []
+    two: list[tuple[list[FileClassification], float]] = []
+    for _ in range(max(1, args.repeat)):
+        two.append(timed(classify_files, chosen, limits=limits, workers=2))
+        one.append(timed(classify_files, chosen, limits=limits, workers=1))
+    best_1, best_1_s = min(one, key=lambda run: run[1])
+    ours_2, ours_2_s = min(two, key=lambda run: run[1])
 
     runs = 2 * len(base_b)
     methods = {
-        "(b) fresh pytest per item": (base_b, base_b_s),
-        "(a) fresh pytest per file": (base_a, base_a_s),
-        "v2 executor, 1 worker": (executor_classes(ours_1), ours_1_s),
-        "v2 executor, 2 workers": (executor_classes(ours_2), ours_2_s),
+        "(b) fresh pytest per item": (base_b, base_b_s, IDLE[id(base_b)]),
+        "(a) fresh pytest per file": (base_a, base_a_s, IDLE[id(base_a)]),
+        "v2 executor, 1 worker": (executor_classes(ours_1), ours_1_s, IDLE[id(ours_1)]),
+        f"v2, 1 worker, best of {len(one)}": (executor_classes(best_1), best_1_s, IDLE[id(best_1)]),
+        f"v2, 2 workers, best of {len(two)}": (executor_classes(ours_2), ours_2_s, IDLE[id(ours_2)]),
     }
     print(f"problems {len(chosen)}, items {len(base_b)}, test-runs {runs} (both versions), cores {os.cpu_count()}")
     print(f"isolation: {ours_1[0].isolation if ours_1 else {}}")
-    for name, (_, seconds) in methods.items():
-        print(f"{name:<28} {seconds:8.2f} s  ({1000 * seconds / runs:7.1f} ms per test-run)")
+    for name, (_, seconds, idle) in methods.items():
+        print(f"{name:<28} {seconds:8.2f} s  ({1000 * seconds / runs:7.1f} ms per test-run)  machine idle {idle:4.0%}")
     identical = True
-    for name, (classes, _) in methods.items():
+    for name, (classes, _, _) in methods.items():
         same = classes == base_b
         identical &= same
         print(f"classifications identical to (b): {name:<28} {same}")
@@ -176,7 +204,7 @@ def main() -> int:
                     print("   differs:", key, classes.get(key), "vs (b)", base_b.get(key))
     print(f"speed-up vs (a) one fresh pytest per file:  {base_a_s / ours_1_s:6.1f}x  (target >= 3x)")
     print(f"speed-up vs (b) one fresh pytest per item:  {base_b_s / ours_1_s:6.1f}x  (target >= 15x)")
-    print(f"speed-up from 2 workers (--jobs 2):         {ours_1_s / ours_2_s:6.2f}x  (target >= 1.7x on 2 cores)")
+    print(f"speed-up from 2 workers (--jobs 2):         {best_1_s / ours_2_s:6.2f}x  (target >= 1.7x on 2 cores)")
     return 0 if identical else 1
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from execute import split_asserts
+from execute import _cpu_ticks, split_asserts
 from rescore import Recording, _requests, make_runs
 
 from hallubench.tooling.kaggle_runs import Run, load_run
@@ -136,6 +136,7 @@ def _fingerprint(report: RescoreReport) -> Any:
 def compare(name: str, task: TaskFile, paths: list[Path], jobs: int, repeat: int) -> bool:
     one_s: list[float] = []
     many_s: list[float] = []
+    idle, total = _cpu_ticks()
     one = many = None
     spec = load_registry(ROOT).spec(task.protocol_id)  # its hooks (prepare, comparable), as the command passes them
     for _ in range(repeat):
@@ -146,9 +147,11 @@ def compare(name: str, task: TaskFile, paths: list[Path], jobs: int, repeat: int
         many = rescore_runs_parallel(task, _runs(paths), spec=spec, jobs=jobs)
         many_s.append(time.perf_counter() - started)
     assert one is not None and many is not None
+    idle_after, total_after = _cpu_ticks()
+    idle_share = (idle_after - idle) / max(1, total_after - total)
     same = bool(_fingerprint(one) == _fingerprint(many))
     agree = sum(1 for row in many.rows if row.score_agrees)
-    print(f"{name}: {len(one.rows)} rows, {agree} scores agree")
+    print(f"{name}: {len(one.rows)} rows, {agree} scores agree (machine idle {idle_share:.0%} meanwhile)")
     print(f"  --jobs 1:      {min(one_s):7.2f} s wall (best of {repeat})")
     print(f"  --jobs {jobs}:      {min(many_s):7.2f} s wall (best of {repeat})")
     print(f"  same rows, order and aggregates: {same}")
