@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v3'
 HB_PROTOCOL_VERSION = 3
-HB_PAYLOAD_SHA256 = '82db194199b41a5aeda6c2c0a460846da6a9fe213f9ecff3a614e909170c861a'
+HB_PAYLOAD_SHA256 = '4cffbf1fbf4b649e06dfc1cd1eecc466a62c8b4dc93f012cf966c53bddc36228'
 HB_TAG = 'hallumaze/v3'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -1323,7 +1323,7 @@ def parse_reply(text: str) -> ParsedReply:
     return whole if whole is not None else parse_by_lines(text)
 '''
 
-# %% embedded module maze/parse_fast.py sha256=574b76667c06a663ed2a82e1ad75cf093aabd352d24043ee7521124a8ce2b49e
+# %% embedded module maze/parse_fast.py sha256=b7fc9bf9a7b98c191f3e3cdd309fd218a0610bb17778b8348dd97a75d8e07274
 HB_MODULES['maze/parse_fast.py'] = r'''"""`parse_lines.parse_by_lines` at C speed for replies in the answer format: same result, fewer Python steps.
 
 A reply can hold hundreds of STEP lines and every rescore reads every reply again. Here each
@@ -1345,8 +1345,8 @@ from __future__ import annotations
 
 import re
 from functools import partial
-from itertools import compress
-from operator import itemgetter, not_
+from itertools import compress, count, repeat
+from operator import itemgetter
 
 from .grid import Cell
 from .parse_lines import (
@@ -1361,16 +1361,36 @@ from .parse_lines import (
     strip_think_blocks,
 )
 
-# A STEP line as the prompt shows it, with a confidence and a plain reason (groups: number, cell "r,c",
-# direction, percent, reason; a step number `int()` reads, so its column converts at C speed), and a
-# DEAD_END line as the prompt shows it (groups: row, column).
-_CANONICAL_STEP = re.compile(
-    r"STEP (\d{1,4300}): \((\d+,\d+)\) → \[([NSEW])\] \| confidence: (100|\d{1,2})%"
-    r"(?: \| ((?i:(?!dead|loop|strategy)[^*`\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*))?"
+# One match per line of a text whose only line break is "\n" (in MULTILINE mode `^` matches at the
+# start of every line, empty ones and the one after a final "\n" included), so the i-th match is the
+# i-th line: a STEP line exactly as the prompt shows it, with a confidence and a plain reason (groups
+# 1-5: number, cell "r,c", direction, percent, reason; a step number `int()` reads, so its column
+# converts at C speed); a line the line reader need not see (group 6): a DEAD_END line as the prompt
+# shows it (its tail: group 7), or a line of the final block as the prompt shows it, which holds none
+# of the reader's words nor any keyword v1.1 counts; or any other line, whole (group 8; "" if empty).
+_LINE = re.compile(
+    r"^(?:STEP (\d{1,4300}): \((\d+,\d+)\) → \[([NSEW])\] \| confidence: (100|\d{1,2})%"
+    r"(?: \| ((?i:(?!dead|loop|strategy)[^*`\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*))?$"
+    r"|(DEAD_END at \(\d+,\d+\)((?i:(?!dead|loop|strategy|step)[^*`_\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*)"
+    r"|(?:BACKTRACK|HALLUCINATION)_COUNT: \d+|CONFIDENCE_LOG: step\d+:\d+(?:, step\d+:\d+)*"
+    r"|FINAL_PATH: [\d,()→]*)$"
+    r"|(.*))",
+    re.M,
 )
-_CANONICAL_DEAD_END = re.compile(
-    r"DEAD_END at \((\d+),(\d+)\)(?i:(?!dead|loop|strategy|step)[^*`_\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*"
+# `_LINE` in fewer steps, tried first: ASCII digits only (`\d` tests every character of a non-ASCII text for
+# Unicode digits) and the tails of STEP and DEAD_END lines taken whole (group 5: " | reason", or "").
+# Where every tail is one `_LINE` takes (`_plain_tails`), the lines are the same lines with the same
+# groups; where one is not, `_LINE` reads the text.
+_QUICK_LINE = re.compile(
+    r"^(?:STEP ([0-9]{1,4300}): \(([0-9]+,[0-9]+)\) → \[([NSEW])\] \| confidence: (100|[0-9]{1,2})%(.*)"
+    r"|(DEAD_END at \([0-9]+,[0-9]+\)(.*)|(?:BACKTRACK|HALLUCINATION)_COUNT: [0-9]+$"
+    r"|CONFIDENCE_LOG: step[0-9]+:[0-9]+(?:, step[0-9]+:[0-9]+)*$|FINAL_PATH: [0-9,()→]*$)"
+    r"|(.*))",
+    re.M,
 )
+_NOT_IN_REASON = re.compile(r"(?i:dead|loop|strategy)|[*`\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+_NOT_IN_DEAD_END_TAIL = re.compile(r"(?i:dead|loop|strategy|step)|[*`_\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+_DEAD_END_CELL = re.compile(r"DEAD_END at \((\d+),(\d+)\)")  # the cell of a DEAD_END line of group 6
 _ODD_BREAK = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")  # line breaks of `splitlines` besides "\n"
 # Non-ASCII characters outside a few caseless blocks (punctuation, arrows, box drawing, CJK
 # punctuation, Hangul syllables): a text without them changes only its ASCII letters under
@@ -1382,39 +1402,53 @@ _STEP_WORD_LOWER = re.compile(r"step\s")
 _TIGHT_CELL = re.compile(r"\((\d+,\d+)\)")
 _SPACE = re.compile(r"\s")
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
-_GROUPS = re.Match.groups
+
+
+def _plain_tails(reasons: list[str], dead_end_tails: list[str]) -> bool:
+    """Whether the tails `_QUICK_LINE` took whole are what `_LINE` takes: " | " and a plain reason; a plain tail."""
+    if reasons and (
+        not all(map(str.startswith, reasons, repeat(" | "))) or _NOT_IN_REASON.search("\n".join(reasons)) is not None
+    ):
+        return False
+    return not dead_end_tails or _NOT_IN_DEAD_END_TAIL.search("\n".join(dead_end_tails)) is None
 
 
 def _read_lines(text: str) -> tuple[StepColumns, LineReader, str] | None:
-    """Canonical steps, the other lines read, the text outside canonical heads; None unless "\n" is the only break."""
-    split = text.split("\n")
-    numbered = list(compress(enumerate(split, start=1), split))  # empty lines state nothing
-    lines = list(map(_SECOND, numbered))
-    step_matches = list(map(_CANONICAL_STEP.fullmatch, lines))
-    steps = list(map(_GROUPS, filter(None, step_matches)))
-    others = list(compress(numbered, map(not_, step_matches)))
-    dead_matches = list(map(_CANONICAL_DEAD_END.fullmatch, map(_SECOND, others)))
-    plain = list(compress(others, map(not_, dead_matches)))
-    columns = list(zip(*steps, strict=True)) or [(), (), (), (), ()]
-    rest = "\n".join([*map(_SECOND, plain), *(m.group() for m in filter(None, dead_matches)),
-                      *filter(None, columns[4])]) + "\n"  # fmt: skip
+    """Canonical steps, the other lines read, and the text outside canonical heads and final-block lines (where
+    every "step" word and every keyword v1.1 counts stands); None unless "\n" is the only line break."""
+    numbers, cells, directions, percents, tails, aside, dead_tails, others = zip(
+        *_QUICK_LINE.findall(text), strict=True
+    )
+    reasons = list(filter(None, tails))
+    if not _plain_tails(reasons, list(filter(None, dead_tails))):
+        numbers, cells, directions, percents, tails, aside, _, others = zip(*_LINE.findall(text), strict=True)
+        reasons = list(filter(None, tails))
+    plain = list(compress(zip(count(1), others), others))  # empty lines state nothing
+    set_aside = list(compress(zip(count(1), aside), aside))
+    dead = [(line_no, match) for line_no, line in set_aside if (match := _DEAD_END_CELL.match(line)) is not None]
+    rest = "\n".join([*map(_SECOND, plain), *(match.string for _, match in dead), *reasons]) + "\n"
     if _ODD_BREAK.search(rest) is not None:
         return None
     reader = LineReader()
     reader.read_lines(plain)
-    if any(dead_matches):
-        dead_lines = list(compress(map(_FIRST, others), dead_matches))
-        cells: list[Cell | None] = [cell_of(f"{m.group(1)},{m.group(2)}") for m in filter(None, dead_matches)]
+    if dead:
+        dead_cells: list[Cell | None] = list(cells_of([(match[1], match[2]) for _, match in dead]))
         if reader.dead_ends:  # both kinds of line: back into line order (one line, one source)
             merged = sorted(
-                zip([*dead_lines, *reader.dead_end_lines], [*cells, *reader.dead_ends], strict=True), key=_FIRST
+                zip([*map(_FIRST, dead), *reader.dead_end_lines], [*dead_cells, *reader.dead_ends], strict=True),
+                key=_FIRST,
             )
             reader.dead_ends = list(map(_SECOND, merged))
         else:
-            reader.dead_ends = cells
-    numbers, cells_column, directions, percents = (list(column) for column in columns[:4])
-    line_nos = list(compress(map(_FIRST, numbered), step_matches))
-    return StepColumns(numbers, cells_column, directions, percents, line_nos), reader, rest
+            reader.dead_ends = dead_cells
+    columns = StepColumns(
+        list(compress(numbers, cells)),
+        list(filter(None, cells)),
+        list(compress(directions, cells)),
+        list(compress(percents, cells)),
+        list(compress(count(1), cells)),
+    )
+    return columns, reader, rest
 
 
 def tight_cells(text: str) -> list[Cell] | None:
@@ -1428,7 +1462,23 @@ def tight_cells(text: str) -> list[Cell] | None:
         return []
     if _SPACE.search(text, at) is not None:
         return None
-    return list(map(cell_of, _TIGHT_CELL.findall(text, at)))
+    labels = arrow_path(text[at:] if at else text)
+    return list(map(cell_of, labels if labels is not None else _TIGHT_CELL.findall(text, at)))
+
+
+def arrow_path(text: str) -> list[str] | None:
+    """The labels "r,c" of a path written exactly `(r,c)→(r,c)→...→(r,c)`, split at C speed; else None.
+
+    For such a text they are what `_TIGHT_CELL.findall` captures: each label is two runs of
+    decimal digits (what `\\d` matches) around one comma, and only "→" stands between cells.
+    """
+    if not text.startswith("(") or not text.endswith(")"):
+        return None
+    labels = text[1:-1].split(")→(")
+    parts = ",".join(labels).split(",")
+    if len(parts) != 2 * len(labels) or "" in parts or not "".join(parts).isdecimal():
+        return None
+    return labels
 
 
 def final_path_of_text(text: str) -> tuple[Cell, ...] | None:
@@ -2640,7 +2690,7 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
     }
 '''
 
-# %% embedded module maze/verify.py sha256=25fd6ded37645ee0804e6e37fc4a7f7c69a4a695b1293bdeb486523f7e106b1c
+# %% embedded module maze/verify.py sha256=2b5f388f809f417aed8e926bd094daa9c7f8aa49cb660082fcb8ec65c4488ee7
 HB_MODULES['maze/verify.py'] = r'''"""Replay what the model wrote against the maze: every count that matters is decided here.
 
 Rules (unchanged since hallumaze v2):
@@ -2662,8 +2712,8 @@ Rules (unchanged since hallumaze v2):
 These rules live in one place, `_walk`: a single pass over the declared moves on flat cell
 indices (`r * N + c`; a cell outside the grid, which a teleport or a jump can name, gets an
 index past the grid's). `Trajectory.moves` re-runs that same pass with a recorder for the
-per-move view. The one other replay, `verify_fast`, takes only well-formed walks (no teleport,
-no illegal move), where the rules reduce to table lookups and the stack; tests hold it to `_walk`.
+per-move view. The one other replay, `verify_fast`, takes walks that stay inside the grid and
+make no jump, where the rules reduce to table lookups and the stack; tests hold it to `_walk`.
 
 `check_final_path` applies the FINAL_PATH rules: starts at (0,0), ends at (N-1,N-1), unit
 moves only, no wall crossed. SR is 1 only then.
@@ -2940,16 +2990,16 @@ def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Tra
     """Replay the STEP lines (or, without any, the FINAL_PATH) from the start cell.
 
     `walls_block` is the interactive environment's physics: a wall stops the move (the model
-    was told so) instead of the replay following the model through it. A well-formed walk is
-    taken by `verify_fast` (the same result in fewer steps); any other by `_walk`.
+    was told so) instead of the replay following the model through it. A walk inside the grid
+    without jumps is taken by `verify_fast` (the same result in fewer steps); any other by `_walk`.
     """
     columns = parsed.step_columns
     declared = None
     if columns is not None:
-        fields = walk_of_columns(maze, columns)
+        fields = walk_of_columns(maze, columns, walls_block)
     else:
         declared = _steps_of(parsed)
-        fields = walk_of_steps(maze, parsed, *declared)
+        fields = walk_of_steps(maze, parsed, *declared, walls_block)
     if fields is not None:
         return Trajectory(**fields, replayed=(maze, parsed, walls_block))
     return _walk(maze, parsed, walls_block, declared=declared)
@@ -2982,23 +3032,25 @@ def check_final_path(maze: Maze, path: Sequence[Cell] | None, solution: Sequence
     )
 '''
 
-# %% embedded module maze/verify_fast.py sha256=ba8c1301c55d6ae2edf9434edbbfd29ca9c5c0013ec5c18027c6d84080ac14e9
-HB_MODULES['maze/verify_fast.py'] = r'''"""`verify.replay` for well-formed walks, in a few C-level passes: same Trajectory, fewer Python steps.
+# %% embedded module maze/verify_fast.py sha256=37a17b1ab258f7f1cdb1cd45d39a8570dbcdda9b3d15564ff38e3ebff6ad617d
+HB_MODULES['maze/verify_fast.py'] = r'''"""`verify.replay` for walks that stay inside the grid, in a few C-level passes: same Trajectory, fewer Python steps.
 
-Most replies, and every simulated baseline, declare a walk in which each step starts where the
-last one ended and every move exists. There the replay's rules reduce to: no teleport, no
-hallucination, every target one lookup in `Maze.step_table`, and only the stack of the
-backtrack and loop rules needs a loop over the moves. `well_formed_walk` checks those
-conditions on whole columns and returns None for any other walk, which `verify._walk` (the
-definition) replays instead. `tests/maze/test_verify_fast.py` holds the two to the same
-Trajectory on generated walks.
+Most replies, and every simulated baseline, declare moves from cells inside the grid, each in a
+direction. There every move is one lookup in `Maze.step_table`, where it lands is one lookup in a
+table of the replay's rules (a legal move reaches its neighbour; a wall crossing follows the
+model to the cell beyond, or stays put where walls block; a move off the grid stays put), a
+teleport is a step that does not start where the last one landed, and only the stack of the
+backtrack and loop rules needs a loop over the moves. `fast_walk` returns None for any other walk
+(a jump, a cell outside the grid), which `verify._walk` (the definition) replays instead.
+`tests/maze/test_verify_fast.py` holds the two to the same Trajectory on generated walks.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import compress, repeat
-from operator import add, itemgetter, mul
+from functools import lru_cache
+from itertools import compress, count, repeat
+from operator import add, itemgetter, mul, ne
 from typing import Any, cast
 
 from .grid import CODE, Maze
@@ -3007,15 +3059,27 @@ from .parse_lines import PERCENT_OF, ParsedReply, StepColumns, StepLine
 _NUMBER, _CELL, _DIRECTION, _CONFIDENCE = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(4)
 
 
-def walk_of_columns(maze: Maze, columns: StepColumns) -> dict[str, Any] | None:
-    """`well_formed_walk` for canonical STEP lines read as columns (labels and percents: one lookup each)."""
+@lru_cache(maxsize=256)
+def _landings(maze: Maze, walls_block: bool) -> tuple[int, ...]:
+    """Per move (`index * 4 + code`, as `Maze.step_table`): the cell the replay puts the walker on after it."""
+    n = maze.size
+    return tuple(
+        reached if reached >= 0 else (slot // 4 if reached == -1 or walls_block else -2 - reached)
+        for slot, reached in zip(range(4 * n * n), maze.step_table, strict=True)
+    )
+
+
+def walk_of_columns(maze: Maze, columns: StepColumns, walls_block: bool = False) -> dict[str, Any] | None:
+    """`fast_walk` for canonical STEP lines read as columns (labels and percents: one lookup each)."""
     at = list(map(maze.label_index.get, columns.cells))
     confidences: list[float | None] = list(map(PERCENT_OF.__getitem__, columns.percents))
-    return well_formed_walk(maze, at, list(columns.directions), confidences, "steps")
+    return fast_walk(maze, at, list(columns.directions), confidences, "steps", walls_block)
 
 
-def walk_of_steps(maze: Maze, parsed: ParsedReply, steps: Sequence[StepLine], source: str) -> dict[str, Any] | None:
-    """`well_formed_walk` for StepLines (a confidence they lack comes from CONFIDENCE_LOG, as the replay takes it)."""
+def walk_of_steps(
+    maze: Maze, parsed: ParsedReply, steps: Sequence[StepLine], source: str, walls_block: bool = False
+) -> dict[str, Any] | None:
+    """`fast_walk` for StepLines (a confidence they lack comes from CONFIDENCE_LOG, as the replay takes it)."""
     if any(step.target is not None for step in steps):
         return None  # a jump
     directions: list[str | None] = list(map(_DIRECTION, steps))
@@ -3024,34 +3088,50 @@ def walk_of_steps(maze: Maze, parsed: ParsedReply, steps: Sequence[StepLine], so
     if log:
         numbers = map(_NUMBER, steps)
         confidences = [log.get(number) if c is None else c for number, c in zip(numbers, confidences, strict=True)]
-    return well_formed_walk(maze, list(map(maze.cell_index.get, map(_CELL, steps))), directions, confidences, source)
+    at = list(map(maze.cell_index.get, map(_CELL, steps)))
+    return fast_walk(maze, at, directions, confidences, source, walls_block)
 
 
-def well_formed_walk(
-    maze: Maze, at: list[int | None], directions: list[str | None], confidences: list[float | None], source: str
+def fast_walk(
+    maze: Maze,
+    at: list[int | None],
+    directions: list[str | None],
+    confidences: list[float | None],
+    source: str,
+    walls_block: bool,
 ) -> dict[str, Any] | None:
     """The Trajectory's fields (but `replayed`) of moves declared from cells `at` (flat indices, None outside
-    the grid) when they walk from the start, each from where the last one ended, all legal; else None."""
+    the grid) in `directions`, when every cell is inside the grid and every move has a direction; else None."""
     codes = (
         [CODE.get(d) if d is not None else None for d in directions]
         if None in directions
         else [*map(CODE.__getitem__, cast("list[str]", directions))]
     )
-    if not at or at[0] != 0 or None in at or None in codes:
+    if not at or None in at or None in codes:
         return None
-    starts, moves = cast("list[int]", at), cast("list[int]", codes)
-    targets = list(map(maze.step_table.__getitem__, map(add, map(mul, starts, repeat(4)), moves)))
-    if min(targets) < 0 or starts[1:] != targets[:-1]:
-        return None  # a wall, the edge of the grid, or a step that does not start where the last one ended
-    backtracks, backtrack_moves, loops, loop_moves, revisits = _stack_counts(targets, maze.size * maze.size)
+    starts = cast("list[int]", at)
+    slots = list(map(add, map(mul, starts, repeat(4)), cast("list[int]", codes)))
+    reached = list(map(maze.step_table.__getitem__, slots))
+    if min(reached) >= 0:  # every move exists (the common case: no second table, no hallucination)
+        targets = reached
+        legal = [True] * len(targets)
+        halls: list[int] = []
+        dead_ends = dict.fromkeys(compress(targets, map(maze.dead_end_at.__getitem__, targets)))
+    else:
+        targets = list(map(_landings(maze, walls_block).__getitem__, slots))
+        legal = [r >= 0 for r in reached]
+        halls = list(compress(count(1), map(ne, legal, repeat(True))))
+        dead_ends = dict.fromkeys(compress(compress(targets, legal), map(maze.dead_end_at.__getitem__,
+                                                                           compress(targets, legal))))  # fmt: skip
+    teleported = list(compress(count(1), map(ne, starts, [0, *targets[:-1]])))
+    backtracks, backtrack_moves, loops, loop_moves, revisits = _stack_counts(starts, targets, maze.size * maze.size)
     cell_at = maze.cell_at.__getitem__
-    dead_ends = dict.fromkeys(compress(targets, map(maze.dead_end_at.__getitem__, targets)))
     return {
         "source": source,
         "move_count": len(targets),
-        "teleports": 0,
-        "hallucinations": 0,
-        "first_hallucination": None,
+        "teleports": len(teleported),
+        "hallucinations": len(halls),
+        "first_hallucination": halls[0] if halls else None,
         "backtracks": backtracks,
         "backtrack_moves": backtrack_moves,
         "loops": loops,
@@ -3062,43 +3142,55 @@ def well_formed_walk(
         "cells": [(0, 0), *map(cell_at, targets)],
         "origins": list(map(cell_at, starts)),
         "directions": directions,
-        "legal": [True] * len(targets),
+        "legal": legal,
         "confidences": confidences,
-        "hallucination_moves": [],
-        "teleport_moves": [],
+        "hallucination_moves": halls,
+        "teleport_moves": teleported,
         "cell_indices": [0, *targets],
     }
 
 
-def _stack_counts(targets: list[int], cells: int) -> tuple[int, int, int, int, int]:
-    """(backtracks, backtrack moves, loops, loop moves, revisits) of legal moves from the start, none a teleport.
+def _stack_counts(starts: list[int], targets: list[int], cells: int) -> tuple[int, int, int, int, int]:
+    """(backtracks, backtrack moves, loops, loop moves, revisits) of moves from `starts` landing on `targets`.
 
-    The backtrack and loop rules of `verify._walk` where the stack's top is always the current
-    cell and every move leaves it.
+    The backtrack and loop rules of `verify._walk`, for moves without jumps: a step that starts
+    elsewhere than the last landing teleports there (onto the stack and into the visited cells);
+    a move that lands where it started (a blocked one) changes neither. The stack starts below
+    the start cell with -1, a cell no move lands on, so its second entry always exists.
     """
-    stack = [0]
+    stack = [-1, 0]
+    push, pop = stack.append, stack.pop
     visited = bytearray(cells)
     visited[0] = 1
-    backtracks = backtrack_moves = loops = loop_moves = revisits = 0
-    after_backtrack = after_loop = False
-    for target in targets:
-        if len(stack) >= 2 and target == stack[-2]:
-            stack.pop()
+    position = 0
+    backtracks = backtrack_moves = loops = loop_moves = 0
+    previous = 0  # what the last move was: 0 neither, 1 a backtrack, 2 a loop (episodes are runs of one kind)
+    for start, target in zip(starts, targets, strict=True):
+        if start != position:  # a teleport
+            if stack[-1] != start:
+                push(start)
+            visited[start] = 1
+        if target == start:
+            previous = 0
+        elif target == stack[-2]:  # a retreat (always onto a visited cell)
+            pop()
             backtrack_moves += 1
-            backtracks += not after_backtrack
-            revisits += 1
-            after_backtrack, after_loop = True, False
+            if previous != 1:
+                backtracks += 1
+                previous = 1
         else:
-            stack.append(target)
+            if target != stack[-1]:
+                push(target)
             if visited[target]:
                 loop_moves += 1
-                loops += not after_loop
-                revisits += 1
-                after_backtrack, after_loop = False, True
+                if previous != 2:
+                    loops += 1
+                    previous = 2
             else:
                 visited[target] = 1
-                after_backtrack = after_loop = False
-    return backtracks, backtrack_moves, loops, loop_moves, revisits
+                previous = 0
+        position = target
+    return backtracks, backtrack_moves, loops, loop_moves, backtrack_moves + loop_moves
 '''
 
 # %% embedded module rows.py sha256=f48804b13d42bb2a0093d7d2207abb752dd1226800f75b8316cecbe921fa57c3
