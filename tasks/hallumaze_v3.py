@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v3'
 HB_PROTOCOL_VERSION = 3
-HB_PAYLOAD_SHA256 = '4cffbf1fbf4b649e06dfc1cd1eecc466a62c8b4dc93f012cf966c53bddc36228'
+HB_PAYLOAD_SHA256 = 'b1b00a20669defaf01a84132d8aab6211261eb486dc336fa76283088e9489d2a'
 HB_TAG = 'hallumaze/v3'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -763,7 +763,7 @@ CODE: dict[str, int] = {name: code for code, name in enumerate(DIRECTIONS)}
 """Direction -> code in `Maze.step_table` (the order of `DIRECTIONS`)."""
 '''
 
-# %% embedded module maze/interactive.py sha256=f60b5c4b4e969fb1e5ca321f0f1fc6e3f7133be7705f42f6c3cc5723940e47b9
+# %% embedded module maze/interactive.py sha256=b71bb3a54bb5c32a860072b968a3156fb6038873f519e54a18b12ef4aea87fbe
 HB_MODULES['maze/interactive.py'] = r'''"""Ariadne's Thread as a real intervention: the model walks the maze in turns, in one conversation.
 
 Each turn the model writes up to `moves_per_turn` STEP lines; the environment executes them
@@ -783,14 +783,15 @@ and the earlier replies, so `hallubench rescore` can re-send and verify each one
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from ..conversation import Conversation
 from .compact import cells_text
 from .encode import maze_text
-from .grid import BIT, DELTA, Cell
+from .grid import CODE, DIRECTIONS, OPPOSITE, Cell, Maze
 from .parse import ParsedReply, StepLine, parse_reply
-from .prompt import PLACEBO, closing_request, interactive_prompt, loop_hint, move_report, turn_feedback
+from .prompt import PLACEBO, closing_request, interactive_prompt, loop_hint, move_outcome, turn_feedback
 from .score import score_parsed
 from .trial import Trial
 
@@ -809,50 +810,77 @@ def first_prompt(trial: Trial) -> str:
     )
 
 
+@lru_cache(maxsize=256)
+def _move_tables(maze: Maze) -> tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...]]:
+    """Per move (`index * 4 + code`, as `Maze.step_table`): what `move_outcome` reports of it, and the passage it
+    walks (the lower cell's move, so both ways round name one passage; -1 for none); per cell: the report of an
+    unreadable move there. Built once per maze, so a trial's every move is a few lookups."""
+    n = maze.size
+    reports: list[str] = []
+    passages: list[int] = []
+    for slot, reached in enumerate(maze.step_table):
+        origin, direction = maze.cell_at[slot // 4], DIRECTIONS[slot % 4]
+        if reached >= 0:
+            reports.append(move_outcome(origin, direction, "moved", maze.cell_at[reached]))
+            passages.append(slot if slot // 4 < reached else reached * 4 + CODE[OPPOSITE[direction]])
+        else:
+            reports.append(move_outcome(origin, direction, "outside" if reached == -1 else "wall", origin))
+            passages.append(-1)
+    unreadable = tuple(move_outcome(cell, "?", "unreadable", cell) for cell in maze.cell_at[: n * n])
+    return tuple(reports), unreadable, tuple(passages)
+
+
 class _Walk:
-    """The environment's state: where the model is, what it has walked, which loops it made."""
+    """The environment's state: where the model is (a flat cell index), what it has walked, which loops it made."""
 
     def __init__(self, trial: Trial) -> None:
+        maze = trial.maze
         self.trial = trial
-        self.position: Cell = trial.maze.start
-        self.visited: set[Cell] = {self.position}
-        self.crossings: dict[tuple[Cell, Cell], int] = {}
+        self.steps = maze.step_table
+        self.cell_at = maze.cell_at
+        self.reports, self.unreadable_reports, self.passages = _move_tables(maze)
+        self.position = 0  # the start cell
+        self.visited = bytearray(maze.size * maze.size)
+        self.visited[0] = 1
+        self.crossings = [0] * len(self.steps)  # per passage (see `_move_tables`)
         self.executed: list[StepLine] = []
         self.misplaced = 0
         self.unreadable = 0
         self.ignored = 0
         self.events: list[dict[str, Any]] = []
 
+    @property
+    def cell(self) -> Cell:
+        return self.cell_at[self.position]
+
     def move(self, line: StepLine, parsed: ParsedReply) -> tuple[str, tuple[Cell, Cell] | None]:
-        """Execute one declared move of `parsed`; returns the outcome and the passage if it closed a loop."""
-        maze = self.trial.maze
+        """Execute one declared move of `parsed`: its report line, and the passage if it closed a loop."""
         number, cell, direction, _, confidence, _ = line
-        if cell != self.position:
+        origin = self.position  # always inside the grid: only open moves change it
+        if cell != self.cell_at[origin]:
             self.misplaced += 1
         if direction is None:
             self.unreadable += 1
-            return "unreadable", None
-        origin = self.position  # always inside the grid: only open moves change it
+            return f"STEP {number}: {self.unreadable_reports[origin]}", None
         if confidence is None:
             confidence = parsed.confidence_log.get(number)
-        self.executed.append(_new_step(StepLine, (len(self.executed) + 1, origin, direction, None, confidence, 0)))
-        n = maze.size
-        dr, dc = DELTA[direction]
-        target = (origin[0] + dr, origin[1] + dc)
-        if not (0 <= target[0] < n and 0 <= target[1] < n):  # `maze.in_bounds`, inlined
-            return "outside", None
-        if not maze.open_sides[origin[0] * n + origin[1]] & BIT[direction]:  # `maze.is_open`, inlined
-            return "wall", None
+        origin_cell = self.cell_at[origin]
+        self.executed.append(_new_step(StepLine, (len(self.executed) + 1, origin_cell, direction, None, confidence, 0)))
+        slot = origin * 4 + CODE[direction]
+        report = f"STEP {number}: {self.reports[slot]}"
+        target = self.steps[slot]
+        if target < 0:  # the outer wall or a wall: the move is blocked
+            return report, None
         self.position = target
-        edge = (origin, target) if origin < target else (target, origin)  # the passage, either way round
-        crossed = self.crossings.get(edge, 0) + 1
-        self.crossings[edge] = crossed
-        if target not in self.visited:
-            self.visited.add(target)
+        passage = self.passages[slot]
+        crossed = self.crossings[passage] + 1
+        self.crossings[passage] = crossed
+        if not self.visited[target]:
+            self.visited[target] = 1
             for event in self.events:
                 if event["steps_to_new_cell"] is None:
                     event["steps_to_new_cell"] = len(self.executed) - event["move_index"]
-        return "moved", ((origin, target) if crossed == 3 else None)
+        return report, ((origin_cell, self.cell_at[target]) if crossed == 3 else None)
 
 
 def play_interactive(trial: Trial, conv: Conversation) -> dict[str, Any]:
@@ -863,7 +891,8 @@ def play_interactive(trial: Trial, conv: Conversation) -> dict[str, Any]:
     idle_turns = 0
     turns = 0
     report: list[str] = []
-    exit_cell = trial.maze.exit  # a property: asked once, not per move
+    exit_index = trial.size * trial.size - 1
+    per_turn = trial.moves_per_turn
     while turns < trial.max_turns:
         turns += 1
         parsed = parse_reply(conv.ask(message))
@@ -873,19 +902,19 @@ def play_interactive(trial: Trial, conv: Conversation) -> dict[str, Any]:
         report = []
         misplaced_at: Cell | None = None
         loop: tuple[Cell, Cell] | None = None
-        walk.ignored += max(0, len(parsed.steps) - trial.moves_per_turn)
-        for line in parsed.steps[: trial.moves_per_turn]:
-            if line.cell != walk.position and misplaced_at is None:
+        steps = parsed.steps
+        walk.ignored += max(0, len(steps) - per_turn)
+        for line in steps[:per_turn]:
+            if misplaced_at is None and line.cell != walk.cell:
                 misplaced_at = line.cell
-            origin = walk.position
-            outcome, closed = walk.move(line, parsed)
-            report.append(move_report(line.number, origin, line.direction or "?", outcome, walk.position))
+            said, closed = walk.move(line, parsed)
+            report.append(said)
             loop = loop or closed
-            if walk.position == exit_cell:
+            if walk.position == exit_index:
                 break
-        if walk.position == exit_cell:
+        if walk.position == exit_index:
             break
-        idle_turns = idle_turns + 1 if not parsed.steps else 0
+        idle_turns = idle_turns + 1 if not steps else 0
         if idle_turns >= 2:
             break
         intervention = None
@@ -903,12 +932,12 @@ def play_interactive(trial: Trial, conv: Conversation) -> dict[str, Any]:
         message = turn_feedback(
             turns,
             report,
-            walk.position,
+            walk.cell,
             intervention=intervention,
-            moves_per_turn=trial.moves_per_turn,
+            moves_per_turn=per_turn,
             misplaced=misplaced_at,
         )
-    reached = walk.position == exit_cell
+    reached = walk.position == exit_index
     closing_text = "\n".join([*report, closing_request(trial.size, reached_exit=reached, confidence=trial.confidence)])
     replies.append(parse_reply(conv.ask(closing_text)))
     return _score(trial, walk, replies, turns, reached)
@@ -1323,7 +1352,7 @@ def parse_reply(text: str) -> ParsedReply:
     return whole if whole is not None else parse_by_lines(text)
 '''
 
-# %% embedded module maze/parse_fast.py sha256=b7fc9bf9a7b98c191f3e3cdd309fd218a0610bb17778b8348dd97a75d8e07274
+# %% embedded module maze/parse_fast.py sha256=1eaf0952ed101c2fa7598afde03fac1e93779ce14067f7921f193c9a5f4218e5
 HB_MODULES['maze/parse_fast.py'] = r'''"""`parse_lines.parse_by_lines` at C speed for replies in the answer format: same result, fewer Python steps.
 
 A reply can hold hundreds of STEP lines and every rescore reads every reply again. Here each
@@ -1424,13 +1453,18 @@ def _read_lines(text: str) -> tuple[StepColumns, LineReader, str] | None:
         numbers, cells, directions, percents, tails, aside, _, others = zip(*_LINE.findall(text), strict=True)
         reasons = list(filter(None, tails))
     plain = list(compress(zip(count(1), others), others))  # empty lines state nothing
-    set_aside = list(compress(zip(count(1), aside), aside))
-    dead = [(line_no, match) for line_no, line in set_aside if (match := _DEAD_END_CELL.match(line)) is not None]
+    dead = (
+        [(line_no, match) for line_no, line in compress(zip(count(1), aside), aside)
+         if (match := _DEAD_END_CELL.match(line)) is not None]
+        if any(aside)
+        else []
+    )  # fmt: skip
     rest = "\n".join([*map(_SECOND, plain), *(match.string for _, match in dead), *reasons]) + "\n"
     if _ODD_BREAK.search(rest) is not None:
         return None
     reader = LineReader()
-    reader.read_lines(plain)
+    if plain:
+        reader.read_lines(plain)
     if dead:
         dead_cells: list[Cell | None] = list(cells_of([(match[1], match[2]) for _, match in dead]))
         if reader.dead_ends:  # both kinds of line: back into line order (one line, one source)
@@ -1529,7 +1563,7 @@ def read_whole(text: str) -> ParsedReply | None:
     return ParsedReply.of_text(stripped, reader, columns, partial(final_path_of_text, unix), outside)
 '''
 
-# %% embedded module maze/parse_lines.py sha256=a18191a8a134f398ea98ec98ebbe140842ff49ffaf198010afe3f5ddc63d072a
+# %% embedded module maze/parse_lines.py sha256=2b946b69b8d3b2cb4376696a7d0dbe02b1687646e1c9650e360bd1a6125fec95
 HB_MODULES['maze/parse_lines.py'] = r'''"""What a reply in the HalluMaze answer format states, read line by line: the definition of parsing.
 
 Parsing only records what the model *wrote*; whether any of it is true is decided by `verify`.
@@ -1774,6 +1808,8 @@ def strip_think_blocks(text: str) -> str:
     unclosed tags (a model stuck in a loop) took quadratic time: 140 KB of them, 15 s. Here each
     opening tag is paired with the first closing tag after it, as the lazy regex pairs them.
     """
+    if "<" not in text:  # no tag (a search for "<" runs at C speed; the case-insensitive one does not)
+        return text
     opens = [m.start() for m in _THINK_OPEN.finditer(text)]
     if not opens:
         return text
@@ -2008,7 +2044,7 @@ def parse_by_lines(text: str) -> ParsedReply:
     return ParsedReply.of_text(text, reader, None, partial(final_path_of_lines, lines), None)
 '''
 
-# %% embedded module maze/prompt.py sha256=180f801d6207f6151f99f731e75d57300d87914f5f4f4872c69ce9c4d2063747
+# %% embedded module maze/prompt.py sha256=cf1cdb74e11a17f6de04ff1f57c7e05dd22d8fd543c75e3626a1a67d921c9669
 HB_MODULES['maze/prompt.py'] = r'''"""Every sentence hallumaze sends to a model: the single-shot prompt and the interactive turn messages.
 
 The answer format is HalluMaze v1.1's (STEP lines with confidence, DEAD_END, LOOP detected,
@@ -2098,16 +2134,21 @@ def interactive_prompt(
 
 def move_report(index: int, origin: Cell, direction: str, outcome: str, position: Cell) -> str:
     """One line of environment feedback about one move."""
+    return f"STEP {index}: {move_outcome(origin, direction, outcome, position)}"
+
+
+def move_outcome(origin: Cell, direction: str, outcome: str, position: Cell) -> str:
+    """What `move_report` says after "STEP n: ": the same for every step number."""
     cell = f"({origin[0]},{origin[1]})"
     where = f"({position[0]},{position[1]})"
     if outcome == "moved":
-        return f"STEP {index}: {cell} → {direction}: moved, now at {where}"
+        return f"{cell} → {direction}: moved, now at {where}"
     if outcome == "wall":
-        return f"STEP {index}: {cell} → {direction}: BLOCKED by a wall, still at {where}"
+        return f"{cell} → {direction}: BLOCKED by a wall, still at {where}"
     if outcome == "outside":
-        return f"STEP {index}: {cell} → {direction}: BLOCKED by the outer wall, still at {where}"
+        return f"{cell} → {direction}: BLOCKED by the outer wall, still at {where}"
     if outcome == "unreadable":
-        return f"STEP {index}: could not be read (no direction N, S, E or W), still at {where}"
+        return f"could not be read (no direction N, S, E or W), still at {where}"
     raise ValueError(f"unknown move outcome {outcome!r}")
 
 

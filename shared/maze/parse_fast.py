@@ -98,13 +98,18 @@ def _read_lines(text: str) -> tuple[StepColumns, LineReader, str] | None:
         numbers, cells, directions, percents, tails, aside, _, others = zip(*_LINE.findall(text), strict=True)
         reasons = list(filter(None, tails))
     plain = list(compress(zip(count(1), others), others))  # empty lines state nothing
-    set_aside = list(compress(zip(count(1), aside), aside))
-    dead = [(line_no, match) for line_no, line in set_aside if (match := _DEAD_END_CELL.match(line)) is not None]
+    dead = (
+        [(line_no, match) for line_no, line in compress(zip(count(1), aside), aside)
+         if (match := _DEAD_END_CELL.match(line)) is not None]
+        if any(aside)
+        else []
+    )  # fmt: skip
     rest = "\n".join([*map(_SECOND, plain), *(match.string for _, match in dead), *reasons]) + "\n"
     if _ODD_BREAK.search(rest) is not None:
         return None
     reader = LineReader()
-    reader.read_lines(plain)
+    if plain:
+        reader.read_lines(plain)
     if dead:
         dead_cells: list[Cell | None] = list(cells_of([(match[1], match[2]) for _, match in dead]))
         if reader.dead_ends:  # both kinds of line: back into line order (one line, one source)
