@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from functools import partial
-from itertools import compress, count, repeat
+from itertools import accumulate, compress, repeat
 from operator import itemgetter
 
 from .grid import Cell
@@ -35,20 +35,21 @@ from .parse_lines import (
     strip_think_blocks,
 )
 
-# One match per line of a text whose only line break is "\n" (in MULTILINE mode `^` matches at the
-# start of every line, empty ones and the one after a final "\n" included), so the i-th match is the
-# i-th line: a STEP line exactly as the prompt shows it, with a confidence and a plain reason (groups
-# 1-5: number, cell "r,c", direction, percent, reason; a step number `int()` reads, so its column
-# converts at C speed); a line the line reader need not see (group 6): a DEAD_END line as the prompt
-# shows it (its tail: group 7), or a line of the final block as the prompt shows it, which holds none
-# of the reader's words nor any keyword v1.1 counts; or any other line, whole (group 8; "" if empty).
+# One match per line that is not empty (and one for the first, empty or not) of a text whose only line
+# break is "\n", with the breaks after it (group 9: how many lines on the next match stands; in
+# MULTILINE mode `^` matches where a line starts, and the breaks a match takes end at one): a STEP line
+# exactly as the prompt shows it, with a confidence and a plain reason (groups 1-5: number, cell "r,c",
+# direction, percent, reason; a step number `int()` reads, so its column converts at C speed); a line
+# the line reader need not see (group 6): a DEAD_END line as the prompt shows it (its tail: group 7),
+# or a line of the final block as the prompt shows it, which holds none of the reader's words nor any
+# keyword v1.1 counts; or any other line, whole (group 8; "" for an empty first line).
 _LINE = re.compile(
     r"^(?:STEP (\d{1,4300}): \((\d+,\d+)\) → \[([NSEW])\] \| confidence: (100|\d{1,2})%"
     r"(?: \| ((?i:(?!dead|loop|strategy)[^*`\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*))?$"
     r"|(DEAD_END at \(\d+,\d+\)((?i:(?!dead|loop|strategy|step)[^*`_\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*)"
     r"|(?:BACKTRACK|HALLUCINATION)_COUNT: \d+|CONFIDENCE_LOG: step\d+:\d+(?:, step\d+:\d+)*"
     r"|FINAL_PATH: [\d,()→]*)$"
-    r"|(.*))",
+    r"|(.*))(\n*)",
     re.M,
 )
 # `_LINE` in fewer steps, tried first: ASCII digits only (`\d` tests every character of a non-ASCII text for
@@ -59,7 +60,7 @@ _QUICK_LINE = re.compile(
     r"^(?:STEP ([0-9]{1,4300}): \(([0-9]+,[0-9]+)\) → \[([NSEW])\] \| confidence: (100|[0-9]{1,2})%(.*)"
     r"|(DEAD_END at \([0-9]+,[0-9]+\)(.*)|(?:BACKTRACK|HALLUCINATION)_COUNT: [0-9]+$"
     r"|CONFIDENCE_LOG: step[0-9]+:[0-9]+(?:, step[0-9]+:[0-9]+)*$|FINAL_PATH: [0-9,()→]*$)"
-    r"|(.*))",
+    r"|(.*))(\n*)",
     re.M,
 )
 _NOT_IN_REASON = re.compile(r"(?i:dead|loop|strategy)|[*`\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
@@ -90,16 +91,17 @@ def _plain_tails(reasons: list[str], dead_end_tails: list[str]) -> bool:
 def _read_lines(text: str) -> tuple[StepColumns, LineReader, str] | None:
     """Canonical steps, the other lines read, and the text outside canonical heads and final-block lines (where
     every "step" word and every keyword v1.1 counts stands); None unless "\n" is the only line break."""
-    numbers, cells, directions, percents, tails, aside, dead_tails, others = zip(
+    numbers, cells, directions, percents, tails, aside, dead_tails, others, breaks = zip(
         *_QUICK_LINE.findall(text), strict=True
     )
     reasons = list(filter(None, tails))
     if not _plain_tails(reasons, list(filter(None, dead_tails))):
-        numbers, cells, directions, percents, tails, aside, _, others = zip(*_LINE.findall(text), strict=True)
+        numbers, cells, directions, percents, tails, aside, _, others, breaks = zip(*_LINE.findall(text), strict=True)
         reasons = list(filter(None, tails))
-    plain = list(compress(zip(count(1), others), others))  # empty lines state nothing
+    line_nos = list(accumulate(map(len, breaks), initial=1))  # the line each match stands on (one more at the end)
+    plain = list(compress(zip(line_nos, others, strict=False), others))  # empty lines state nothing
     dead = (
-        [(line_no, match) for line_no, line in compress(zip(count(1), aside), aside)
+        [(line_no, match) for line_no, line in compress(zip(line_nos, aside, strict=False), aside)
          if (match := _DEAD_END_CELL.match(line)) is not None]
         if any(aside)
         else []
@@ -125,7 +127,7 @@ def _read_lines(text: str) -> tuple[StepColumns, LineReader, str] | None:
         list(filter(None, cells)),
         list(compress(directions, cells)),
         list(compress(percents, cells)),
-        list(compress(count(1), cells)),
+        list(compress(line_nos, cells)),
     )
     return columns, reader, rest
 
