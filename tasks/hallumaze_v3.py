@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'hallumaze/v3'
 HB_PROTOCOL_VERSION = 3
-HB_PAYLOAD_SHA256 = '82db194199b41a5aeda6c2c0a460846da6a9fe213f9ecff3a614e909170c861a'
+HB_PAYLOAD_SHA256 = 'e716dce578e7c89476ddc94848a35db80898619d281e355667651801cf1349cf'
 HB_TAG = 'hallumaze/v3'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -763,7 +763,7 @@ CODE: dict[str, int] = {name: code for code, name in enumerate(DIRECTIONS)}
 """Direction -> code in `Maze.step_table` (the order of `DIRECTIONS`)."""
 '''
 
-# %% embedded module maze/interactive.py sha256=f60b5c4b4e969fb1e5ca321f0f1fc6e3f7133be7705f42f6c3cc5723940e47b9
+# %% embedded module maze/interactive.py sha256=b71bb3a54bb5c32a860072b968a3156fb6038873f519e54a18b12ef4aea87fbe
 HB_MODULES['maze/interactive.py'] = r'''"""Ariadne's Thread as a real intervention: the model walks the maze in turns, in one conversation.
 
 Each turn the model writes up to `moves_per_turn` STEP lines; the environment executes them
@@ -783,14 +783,15 @@ and the earlier replies, so `hallubench rescore` can re-send and verify each one
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from ..conversation import Conversation
 from .compact import cells_text
 from .encode import maze_text
-from .grid import BIT, DELTA, Cell
+from .grid import CODE, DIRECTIONS, OPPOSITE, Cell, Maze
 from .parse import ParsedReply, StepLine, parse_reply
-from .prompt import PLACEBO, closing_request, interactive_prompt, loop_hint, move_report, turn_feedback
+from .prompt import PLACEBO, closing_request, interactive_prompt, loop_hint, move_outcome, turn_feedback
 from .score import score_parsed
 from .trial import Trial
 
@@ -809,50 +810,77 @@ def first_prompt(trial: Trial) -> str:
     )
 
 
+@lru_cache(maxsize=256)
+def _move_tables(maze: Maze) -> tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...]]:
+    """Per move (`index * 4 + code`, as `Maze.step_table`): what `move_outcome` reports of it, and the passage it
+    walks (the lower cell's move, so both ways round name one passage; -1 for none); per cell: the report of an
+    unreadable move there. Built once per maze, so a trial's every move is a few lookups."""
+    n = maze.size
+    reports: list[str] = []
+    passages: list[int] = []
+    for slot, reached in enumerate(maze.step_table):
+        origin, direction = maze.cell_at[slot // 4], DIRECTIONS[slot % 4]
+        if reached >= 0:
+            reports.append(move_outcome(origin, direction, "moved", maze.cell_at[reached]))
+            passages.append(slot if slot // 4 < reached else reached * 4 + CODE[OPPOSITE[direction]])
+        else:
+            reports.append(move_outcome(origin, direction, "outside" if reached == -1 else "wall", origin))
+            passages.append(-1)
+    unreadable = tuple(move_outcome(cell, "?", "unreadable", cell) for cell in maze.cell_at[: n * n])
+    return tuple(reports), unreadable, tuple(passages)
+
+
 class _Walk:
-    """The environment's state: where the model is, what it has walked, which loops it made."""
+    """The environment's state: where the model is (a flat cell index), what it has walked, which loops it made."""
 
     def __init__(self, trial: Trial) -> None:
+        maze = trial.maze
         self.trial = trial
-        self.position: Cell = trial.maze.start
-        self.visited: set[Cell] = {self.position}
-        self.crossings: dict[tuple[Cell, Cell], int] = {}
+        self.steps = maze.step_table
+        self.cell_at = maze.cell_at
+        self.reports, self.unreadable_reports, self.passages = _move_tables(maze)
+        self.position = 0  # the start cell
+        self.visited = bytearray(maze.size * maze.size)
+        self.visited[0] = 1
+        self.crossings = [0] * len(self.steps)  # per passage (see `_move_tables`)
         self.executed: list[StepLine] = []
         self.misplaced = 0
         self.unreadable = 0
         self.ignored = 0
         self.events: list[dict[str, Any]] = []
 
+    @property
+    def cell(self) -> Cell:
+        return self.cell_at[self.position]
+
     def move(self, line: StepLine, parsed: ParsedReply) -> tuple[str, tuple[Cell, Cell] | None]:
-        """Execute one declared move of `parsed`; returns the outcome and the passage if it closed a loop."""
-        maze = self.trial.maze
+        """Execute one declared move of `parsed`: its report line, and the passage if it closed a loop."""
         number, cell, direction, _, confidence, _ = line
-        if cell != self.position:
+        origin = self.position  # always inside the grid: only open moves change it
+        if cell != self.cell_at[origin]:
             self.misplaced += 1
         if direction is None:
             self.unreadable += 1
-            return "unreadable", None
-        origin = self.position  # always inside the grid: only open moves change it
+            return f"STEP {number}: {self.unreadable_reports[origin]}", None
         if confidence is None:
             confidence = parsed.confidence_log.get(number)
-        self.executed.append(_new_step(StepLine, (len(self.executed) + 1, origin, direction, None, confidence, 0)))
-        n = maze.size
-        dr, dc = DELTA[direction]
-        target = (origin[0] + dr, origin[1] + dc)
-        if not (0 <= target[0] < n and 0 <= target[1] < n):  # `maze.in_bounds`, inlined
-            return "outside", None
-        if not maze.open_sides[origin[0] * n + origin[1]] & BIT[direction]:  # `maze.is_open`, inlined
-            return "wall", None
+        origin_cell = self.cell_at[origin]
+        self.executed.append(_new_step(StepLine, (len(self.executed) + 1, origin_cell, direction, None, confidence, 0)))
+        slot = origin * 4 + CODE[direction]
+        report = f"STEP {number}: {self.reports[slot]}"
+        target = self.steps[slot]
+        if target < 0:  # the outer wall or a wall: the move is blocked
+            return report, None
         self.position = target
-        edge = (origin, target) if origin < target else (target, origin)  # the passage, either way round
-        crossed = self.crossings.get(edge, 0) + 1
-        self.crossings[edge] = crossed
-        if target not in self.visited:
-            self.visited.add(target)
+        passage = self.passages[slot]
+        crossed = self.crossings[passage] + 1
+        self.crossings[passage] = crossed
+        if not self.visited[target]:
+            self.visited[target] = 1
             for event in self.events:
                 if event["steps_to_new_cell"] is None:
                     event["steps_to_new_cell"] = len(self.executed) - event["move_index"]
-        return "moved", ((origin, target) if crossed == 3 else None)
+        return report, ((origin_cell, self.cell_at[target]) if crossed == 3 else None)
 
 
 def play_interactive(trial: Trial, conv: Conversation) -> dict[str, Any]:
@@ -863,7 +891,8 @@ def play_interactive(trial: Trial, conv: Conversation) -> dict[str, Any]:
     idle_turns = 0
     turns = 0
     report: list[str] = []
-    exit_cell = trial.maze.exit  # a property: asked once, not per move
+    exit_index = trial.size * trial.size - 1
+    per_turn = trial.moves_per_turn
     while turns < trial.max_turns:
         turns += 1
         parsed = parse_reply(conv.ask(message))
@@ -873,19 +902,19 @@ def play_interactive(trial: Trial, conv: Conversation) -> dict[str, Any]:
         report = []
         misplaced_at: Cell | None = None
         loop: tuple[Cell, Cell] | None = None
-        walk.ignored += max(0, len(parsed.steps) - trial.moves_per_turn)
-        for line in parsed.steps[: trial.moves_per_turn]:
-            if line.cell != walk.position and misplaced_at is None:
+        steps = parsed.steps
+        walk.ignored += max(0, len(steps) - per_turn)
+        for line in steps[:per_turn]:
+            if misplaced_at is None and line.cell != walk.cell:
                 misplaced_at = line.cell
-            origin = walk.position
-            outcome, closed = walk.move(line, parsed)
-            report.append(move_report(line.number, origin, line.direction or "?", outcome, walk.position))
+            said, closed = walk.move(line, parsed)
+            report.append(said)
             loop = loop or closed
-            if walk.position == exit_cell:
+            if walk.position == exit_index:
                 break
-        if walk.position == exit_cell:
+        if walk.position == exit_index:
             break
-        idle_turns = idle_turns + 1 if not parsed.steps else 0
+        idle_turns = idle_turns + 1 if not steps else 0
         if idle_turns >= 2:
             break
         intervention = None
@@ -903,12 +932,12 @@ def play_interactive(trial: Trial, conv: Conversation) -> dict[str, Any]:
         message = turn_feedback(
             turns,
             report,
-            walk.position,
+            walk.cell,
             intervention=intervention,
-            moves_per_turn=trial.moves_per_turn,
+            moves_per_turn=per_turn,
             misplaced=misplaced_at,
         )
-    reached = walk.position == exit_cell
+    reached = walk.position == exit_index
     closing_text = "\n".join([*report, closing_request(trial.size, reached_exit=reached, confidence=trial.confidence)])
     replies.append(parse_reply(conv.ask(closing_text)))
     return _score(trial, walk, replies, turns, reached)
@@ -1323,7 +1352,7 @@ def parse_reply(text: str) -> ParsedReply:
     return whole if whole is not None else parse_by_lines(text)
 '''
 
-# %% embedded module maze/parse_fast.py sha256=574b76667c06a663ed2a82e1ad75cf093aabd352d24043ee7521124a8ce2b49e
+# %% embedded module maze/parse_fast.py sha256=e2fd9d4489cdeaf361978d2421e13b9fb81b3191cb71e3cac3af597435cfab19
 HB_MODULES['maze/parse_fast.py'] = r'''"""`parse_lines.parse_by_lines` at C speed for replies in the answer format: same result, fewer Python steps.
 
 A reply can hold hundreds of STEP lines and every rescore reads every reply again. Here each
@@ -1345,8 +1374,8 @@ from __future__ import annotations
 
 import re
 from functools import partial
-from itertools import compress
-from operator import itemgetter, not_
+from itertools import accumulate, compress, repeat
+from operator import itemgetter
 
 from .grid import Cell
 from .parse_lines import (
@@ -1361,16 +1390,37 @@ from .parse_lines import (
     strip_think_blocks,
 )
 
-# A STEP line as the prompt shows it, with a confidence and a plain reason (groups: number, cell "r,c",
-# direction, percent, reason; a step number `int()` reads, so its column converts at C speed), and a
-# DEAD_END line as the prompt shows it (groups: row, column).
-_CANONICAL_STEP = re.compile(
-    r"STEP (\d{1,4300}): \((\d+,\d+)\) → \[([NSEW])\] \| confidence: (100|\d{1,2})%"
-    r"(?: \| ((?i:(?!dead|loop|strategy)[^*`\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*))?"
+# One match per line that is not empty (and one for the first, empty or not) of a text whose only line
+# break is "\n", with the breaks after it (group 9: how many lines on the next match stands; in
+# MULTILINE mode `^` matches where a line starts, and the breaks a match takes end at one): a STEP line
+# exactly as the prompt shows it, with a confidence and a plain reason (groups 1-5: number, cell "r,c",
+# direction, percent, reason; a step number `int()` reads, so its column converts at C speed); a line
+# the line reader need not see (group 6): a DEAD_END line as the prompt shows it (its tail: group 7),
+# or a line of the final block as the prompt shows it, which holds none of the reader's words nor any
+# keyword v1.1 counts; or any other line, whole (group 8; "" for an empty first line).
+_LINE = re.compile(
+    r"^(?:STEP (\d{1,4300}): \((\d+,\d+)\) → \[([NSEW])\] \| confidence: (100|\d{1,2})%"
+    r"(?: \| ((?i:(?!dead|loop|strategy)[^*`\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*))?$"
+    r"|(DEAD_END at \(\d+,\d+\)((?i:(?!dead|loop|strategy|step)[^*`_\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*)"
+    r"|(?:BACKTRACK|HALLUCINATION)_COUNT: \d+|CONFIDENCE_LOG: step\d+:\d+(?:, step\d+:\d+)*"
+    r"|FINAL_PATH: [\d,()→]*)$"
+    r"|(.*))(\n*)",
+    re.M,
 )
-_CANONICAL_DEAD_END = re.compile(
-    r"DEAD_END at \((\d+),(\d+)\)(?i:(?!dead|loop|strategy|step)[^*`_\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*"
+# `_LINE` in fewer steps, tried first: ASCII digits only (`\d` tests every character of a non-ASCII text for
+# Unicode digits) and the tails of STEP and DEAD_END lines taken whole (group 5: " | reason", or "").
+# Where every tail is one `_LINE` takes (`_plain_tails`), the lines are the same lines with the same
+# groups; where one is not, `_LINE` reads the text.
+_QUICK_LINE = re.compile(
+    r"^(?:STEP ([0-9]{1,4300}): \(([0-9]+,[0-9]+)\) → \[([NSEW])\] \| confidence: (100|[0-9]{1,2})%(.*)"
+    r"|(DEAD_END at \([0-9]+,[0-9]+\)(.*)|(?:BACKTRACK|HALLUCINATION)_COUNT: [0-9]+$"
+    r"|CONFIDENCE_LOG: step[0-9]+:[0-9]+(?:, step[0-9]+:[0-9]+)*$|FINAL_PATH: [0-9,()→]*$)"
+    r"|(.*))(\n*)",
+    re.M,
 )
+_NOT_IN_REASON = re.compile(r"(?i:dead|loop|strategy)|[*`\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+_NOT_IN_DEAD_END_TAIL = re.compile(r"(?i:dead|loop|strategy|step)|[*`_\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+_DEAD_END_CELL = re.compile(r"DEAD_END at \((\d+),(\d+)\)")  # the cell of a DEAD_END line of group 6
 _ODD_BREAK = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")  # line breaks of `splitlines` besides "\n"
 # Non-ASCII characters outside a few caseless blocks (punctuation, arrows, box drawing, CJK
 # punctuation, Hangul syllables): a text without them changes only its ASCII letters under
@@ -1382,39 +1432,59 @@ _STEP_WORD_LOWER = re.compile(r"step\s")
 _TIGHT_CELL = re.compile(r"\((\d+,\d+)\)")
 _SPACE = re.compile(r"\s")
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
-_GROUPS = re.Match.groups
+
+
+def _plain_tails(reasons: list[str], dead_end_tails: list[str]) -> bool:
+    """Whether the tails `_QUICK_LINE` took whole are what `_LINE` takes: " | " and a plain reason; a plain tail."""
+    if reasons and (
+        not all(map(str.startswith, reasons, repeat(" | "))) or _NOT_IN_REASON.search("\n".join(reasons)) is not None
+    ):
+        return False
+    return not dead_end_tails or _NOT_IN_DEAD_END_TAIL.search("\n".join(dead_end_tails)) is None
 
 
 def _read_lines(text: str) -> tuple[StepColumns, LineReader, str] | None:
-    """Canonical steps, the other lines read, the text outside canonical heads; None unless "\n" is the only break."""
-    split = text.split("\n")
-    numbered = list(compress(enumerate(split, start=1), split))  # empty lines state nothing
-    lines = list(map(_SECOND, numbered))
-    step_matches = list(map(_CANONICAL_STEP.fullmatch, lines))
-    steps = list(map(_GROUPS, filter(None, step_matches)))
-    others = list(compress(numbered, map(not_, step_matches)))
-    dead_matches = list(map(_CANONICAL_DEAD_END.fullmatch, map(_SECOND, others)))
-    plain = list(compress(others, map(not_, dead_matches)))
-    columns = list(zip(*steps, strict=True)) or [(), (), (), (), ()]
-    rest = "\n".join([*map(_SECOND, plain), *(m.group() for m in filter(None, dead_matches)),
-                      *filter(None, columns[4])]) + "\n"  # fmt: skip
+    """Canonical steps, the other lines read, and the text outside canonical heads and final-block lines (where
+    every "step" word and every keyword v1.1 counts stands); None unless "\n" is the only line break."""
+    numbers, cells, directions, percents, tails, aside, dead_tails, others, breaks = zip(
+        *_QUICK_LINE.findall(text), strict=True
+    )
+    reasons = list(filter(None, tails))
+    if not _plain_tails(reasons, list(filter(None, dead_tails))):
+        numbers, cells, directions, percents, tails, aside, _, others, breaks = zip(*_LINE.findall(text), strict=True)
+        reasons = list(filter(None, tails))
+    line_nos = list(accumulate(map(len, breaks), initial=1))  # the line each match stands on (one more at the end)
+    plain = list(compress(zip(line_nos, others, strict=False), others))  # empty lines state nothing
+    dead = (
+        [(line_no, match) for line_no, line in compress(zip(line_nos, aside, strict=False), aside)
+         if (match := _DEAD_END_CELL.match(line)) is not None]
+        if any(aside)
+        else []
+    )  # fmt: skip
+    rest = "\n".join([*map(_SECOND, plain), *(match.string for _, match in dead), *reasons]) + "\n"
     if _ODD_BREAK.search(rest) is not None:
         return None
     reader = LineReader()
-    reader.read_lines(plain)
-    if any(dead_matches):
-        dead_lines = list(compress(map(_FIRST, others), dead_matches))
-        cells: list[Cell | None] = [cell_of(f"{m.group(1)},{m.group(2)}") for m in filter(None, dead_matches)]
+    if plain:
+        reader.read_lines(plain)
+    if dead:
+        dead_cells: list[Cell | None] = list(cells_of([(match[1], match[2]) for _, match in dead]))
         if reader.dead_ends:  # both kinds of line: back into line order (one line, one source)
             merged = sorted(
-                zip([*dead_lines, *reader.dead_end_lines], [*cells, *reader.dead_ends], strict=True), key=_FIRST
+                zip([*map(_FIRST, dead), *reader.dead_end_lines], [*dead_cells, *reader.dead_ends], strict=True),
+                key=_FIRST,
             )
             reader.dead_ends = list(map(_SECOND, merged))
         else:
-            reader.dead_ends = cells
-    numbers, cells_column, directions, percents = (list(column) for column in columns[:4])
-    line_nos = list(compress(map(_FIRST, numbered), step_matches))
-    return StepColumns(numbers, cells_column, directions, percents, line_nos), reader, rest
+            reader.dead_ends = dead_cells
+    columns = StepColumns(
+        list(compress(numbers, cells)),
+        list(filter(None, cells)),
+        list(compress(directions, cells)),
+        list(compress(percents, cells)),
+        list(compress(line_nos, cells)),
+    )
+    return columns, reader, rest
 
 
 def tight_cells(text: str) -> list[Cell] | None:
@@ -1428,7 +1498,23 @@ def tight_cells(text: str) -> list[Cell] | None:
         return []
     if _SPACE.search(text, at) is not None:
         return None
-    return list(map(cell_of, _TIGHT_CELL.findall(text, at)))
+    labels = arrow_path(text[at:] if at else text)
+    return list(map(cell_of, labels if labels is not None else _TIGHT_CELL.findall(text, at)))
+
+
+def arrow_path(text: str) -> list[str] | None:
+    """The labels "r,c" of a path written exactly `(r,c)→(r,c)→...→(r,c)`, split at C speed; else None.
+
+    For such a text they are what `_TIGHT_CELL.findall` captures: each label is two runs of
+    decimal digits (what `\\d` matches) around one comma, and only "→" stands between cells.
+    """
+    if not text.startswith("(") or not text.endswith(")"):
+        return None
+    labels = text[1:-1].split(")→(")
+    parts = ",".join(labels).split(",")
+    if len(parts) != 2 * len(labels) or "" in parts or not "".join(parts).isdecimal():
+        return None
+    return labels
 
 
 def final_path_of_text(text: str) -> tuple[Cell, ...] | None:
@@ -1479,7 +1565,7 @@ def read_whole(text: str) -> ParsedReply | None:
     return ParsedReply.of_text(stripped, reader, columns, partial(final_path_of_text, unix), outside)
 '''
 
-# %% embedded module maze/parse_lines.py sha256=a18191a8a134f398ea98ec98ebbe140842ff49ffaf198010afe3f5ddc63d072a
+# %% embedded module maze/parse_lines.py sha256=2b946b69b8d3b2cb4376696a7d0dbe02b1687646e1c9650e360bd1a6125fec95
 HB_MODULES['maze/parse_lines.py'] = r'''"""What a reply in the HalluMaze answer format states, read line by line: the definition of parsing.
 
 Parsing only records what the model *wrote*; whether any of it is true is decided by `verify`.
@@ -1724,6 +1810,8 @@ def strip_think_blocks(text: str) -> str:
     unclosed tags (a model stuck in a loop) took quadratic time: 140 KB of them, 15 s. Here each
     opening tag is paired with the first closing tag after it, as the lazy regex pairs them.
     """
+    if "<" not in text:  # no tag (a search for "<" runs at C speed; the case-insensitive one does not)
+        return text
     opens = [m.start() for m in _THINK_OPEN.finditer(text)]
     if not opens:
         return text
@@ -1958,7 +2046,7 @@ def parse_by_lines(text: str) -> ParsedReply:
     return ParsedReply.of_text(text, reader, None, partial(final_path_of_lines, lines), None)
 '''
 
-# %% embedded module maze/prompt.py sha256=180f801d6207f6151f99f731e75d57300d87914f5f4f4872c69ce9c4d2063747
+# %% embedded module maze/prompt.py sha256=cf1cdb74e11a17f6de04ff1f57c7e05dd22d8fd543c75e3626a1a67d921c9669
 HB_MODULES['maze/prompt.py'] = r'''"""Every sentence hallumaze sends to a model: the single-shot prompt and the interactive turn messages.
 
 The answer format is HalluMaze v1.1's (STEP lines with confidence, DEAD_END, LOOP detected,
@@ -2048,16 +2136,21 @@ def interactive_prompt(
 
 def move_report(index: int, origin: Cell, direction: str, outcome: str, position: Cell) -> str:
     """One line of environment feedback about one move."""
+    return f"STEP {index}: {move_outcome(origin, direction, outcome, position)}"
+
+
+def move_outcome(origin: Cell, direction: str, outcome: str, position: Cell) -> str:
+    """What `move_report` says after "STEP n: ": the same for every step number."""
     cell = f"({origin[0]},{origin[1]})"
     where = f"({position[0]},{position[1]})"
     if outcome == "moved":
-        return f"STEP {index}: {cell} → {direction}: moved, now at {where}"
+        return f"{cell} → {direction}: moved, now at {where}"
     if outcome == "wall":
-        return f"STEP {index}: {cell} → {direction}: BLOCKED by a wall, still at {where}"
+        return f"{cell} → {direction}: BLOCKED by a wall, still at {where}"
     if outcome == "outside":
-        return f"STEP {index}: {cell} → {direction}: BLOCKED by the outer wall, still at {where}"
+        return f"{cell} → {direction}: BLOCKED by the outer wall, still at {where}"
     if outcome == "unreadable":
-        return f"STEP {index}: could not be read (no direction N, S, E or W), still at {where}"
+        return f"could not be read (no direction N, S, E or W), still at {where}"
     raise ValueError(f"unknown move outcome {outcome!r}")
 
 
@@ -2640,7 +2733,7 @@ def score_v11(maze: Maze, text: str, parsed: ParsedReply | None = None) -> dict[
     }
 '''
 
-# %% embedded module maze/verify.py sha256=25fd6ded37645ee0804e6e37fc4a7f7c69a4a695b1293bdeb486523f7e106b1c
+# %% embedded module maze/verify.py sha256=2b5f388f809f417aed8e926bd094daa9c7f8aa49cb660082fcb8ec65c4488ee7
 HB_MODULES['maze/verify.py'] = r'''"""Replay what the model wrote against the maze: every count that matters is decided here.
 
 Rules (unchanged since hallumaze v2):
@@ -2662,8 +2755,8 @@ Rules (unchanged since hallumaze v2):
 These rules live in one place, `_walk`: a single pass over the declared moves on flat cell
 indices (`r * N + c`; a cell outside the grid, which a teleport or a jump can name, gets an
 index past the grid's). `Trajectory.moves` re-runs that same pass with a recorder for the
-per-move view. The one other replay, `verify_fast`, takes only well-formed walks (no teleport,
-no illegal move), where the rules reduce to table lookups and the stack; tests hold it to `_walk`.
+per-move view. The one other replay, `verify_fast`, takes walks that stay inside the grid and
+make no jump, where the rules reduce to table lookups and the stack; tests hold it to `_walk`.
 
 `check_final_path` applies the FINAL_PATH rules: starts at (0,0), ends at (N-1,N-1), unit
 moves only, no wall crossed. SR is 1 only then.
@@ -2940,16 +3033,16 @@ def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Tra
     """Replay the STEP lines (or, without any, the FINAL_PATH) from the start cell.
 
     `walls_block` is the interactive environment's physics: a wall stops the move (the model
-    was told so) instead of the replay following the model through it. A well-formed walk is
-    taken by `verify_fast` (the same result in fewer steps); any other by `_walk`.
+    was told so) instead of the replay following the model through it. A walk inside the grid
+    without jumps is taken by `verify_fast` (the same result in fewer steps); any other by `_walk`.
     """
     columns = parsed.step_columns
     declared = None
     if columns is not None:
-        fields = walk_of_columns(maze, columns)
+        fields = walk_of_columns(maze, columns, walls_block)
     else:
         declared = _steps_of(parsed)
-        fields = walk_of_steps(maze, parsed, *declared)
+        fields = walk_of_steps(maze, parsed, *declared, walls_block)
     if fields is not None:
         return Trajectory(**fields, replayed=(maze, parsed, walls_block))
     return _walk(maze, parsed, walls_block, declared=declared)
@@ -2982,23 +3075,25 @@ def check_final_path(maze: Maze, path: Sequence[Cell] | None, solution: Sequence
     )
 '''
 
-# %% embedded module maze/verify_fast.py sha256=ba8c1301c55d6ae2edf9434edbbfd29ca9c5c0013ec5c18027c6d84080ac14e9
-HB_MODULES['maze/verify_fast.py'] = r'''"""`verify.replay` for well-formed walks, in a few C-level passes: same Trajectory, fewer Python steps.
+# %% embedded module maze/verify_fast.py sha256=37a17b1ab258f7f1cdb1cd45d39a8570dbcdda9b3d15564ff38e3ebff6ad617d
+HB_MODULES['maze/verify_fast.py'] = r'''"""`verify.replay` for walks that stay inside the grid, in a few C-level passes: same Trajectory, fewer Python steps.
 
-Most replies, and every simulated baseline, declare a walk in which each step starts where the
-last one ended and every move exists. There the replay's rules reduce to: no teleport, no
-hallucination, every target one lookup in `Maze.step_table`, and only the stack of the
-backtrack and loop rules needs a loop over the moves. `well_formed_walk` checks those
-conditions on whole columns and returns None for any other walk, which `verify._walk` (the
-definition) replays instead. `tests/maze/test_verify_fast.py` holds the two to the same
-Trajectory on generated walks.
+Most replies, and every simulated baseline, declare moves from cells inside the grid, each in a
+direction. There every move is one lookup in `Maze.step_table`, where it lands is one lookup in a
+table of the replay's rules (a legal move reaches its neighbour; a wall crossing follows the
+model to the cell beyond, or stays put where walls block; a move off the grid stays put), a
+teleport is a step that does not start where the last one landed, and only the stack of the
+backtrack and loop rules needs a loop over the moves. `fast_walk` returns None for any other walk
+(a jump, a cell outside the grid), which `verify._walk` (the definition) replays instead.
+`tests/maze/test_verify_fast.py` holds the two to the same Trajectory on generated walks.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import compress, repeat
-from operator import add, itemgetter, mul
+from functools import lru_cache
+from itertools import compress, count, repeat
+from operator import add, itemgetter, mul, ne
 from typing import Any, cast
 
 from .grid import CODE, Maze
@@ -3007,15 +3102,27 @@ from .parse_lines import PERCENT_OF, ParsedReply, StepColumns, StepLine
 _NUMBER, _CELL, _DIRECTION, _CONFIDENCE = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(4)
 
 
-def walk_of_columns(maze: Maze, columns: StepColumns) -> dict[str, Any] | None:
-    """`well_formed_walk` for canonical STEP lines read as columns (labels and percents: one lookup each)."""
+@lru_cache(maxsize=256)
+def _landings(maze: Maze, walls_block: bool) -> tuple[int, ...]:
+    """Per move (`index * 4 + code`, as `Maze.step_table`): the cell the replay puts the walker on after it."""
+    n = maze.size
+    return tuple(
+        reached if reached >= 0 else (slot // 4 if reached == -1 or walls_block else -2 - reached)
+        for slot, reached in zip(range(4 * n * n), maze.step_table, strict=True)
+    )
+
+
+def walk_of_columns(maze: Maze, columns: StepColumns, walls_block: bool = False) -> dict[str, Any] | None:
+    """`fast_walk` for canonical STEP lines read as columns (labels and percents: one lookup each)."""
     at = list(map(maze.label_index.get, columns.cells))
     confidences: list[float | None] = list(map(PERCENT_OF.__getitem__, columns.percents))
-    return well_formed_walk(maze, at, list(columns.directions), confidences, "steps")
+    return fast_walk(maze, at, list(columns.directions), confidences, "steps", walls_block)
 
 
-def walk_of_steps(maze: Maze, parsed: ParsedReply, steps: Sequence[StepLine], source: str) -> dict[str, Any] | None:
-    """`well_formed_walk` for StepLines (a confidence they lack comes from CONFIDENCE_LOG, as the replay takes it)."""
+def walk_of_steps(
+    maze: Maze, parsed: ParsedReply, steps: Sequence[StepLine], source: str, walls_block: bool = False
+) -> dict[str, Any] | None:
+    """`fast_walk` for StepLines (a confidence they lack comes from CONFIDENCE_LOG, as the replay takes it)."""
     if any(step.target is not None for step in steps):
         return None  # a jump
     directions: list[str | None] = list(map(_DIRECTION, steps))
@@ -3024,34 +3131,50 @@ def walk_of_steps(maze: Maze, parsed: ParsedReply, steps: Sequence[StepLine], so
     if log:
         numbers = map(_NUMBER, steps)
         confidences = [log.get(number) if c is None else c for number, c in zip(numbers, confidences, strict=True)]
-    return well_formed_walk(maze, list(map(maze.cell_index.get, map(_CELL, steps))), directions, confidences, source)
+    at = list(map(maze.cell_index.get, map(_CELL, steps)))
+    return fast_walk(maze, at, directions, confidences, source, walls_block)
 
 
-def well_formed_walk(
-    maze: Maze, at: list[int | None], directions: list[str | None], confidences: list[float | None], source: str
+def fast_walk(
+    maze: Maze,
+    at: list[int | None],
+    directions: list[str | None],
+    confidences: list[float | None],
+    source: str,
+    walls_block: bool,
 ) -> dict[str, Any] | None:
     """The Trajectory's fields (but `replayed`) of moves declared from cells `at` (flat indices, None outside
-    the grid) when they walk from the start, each from where the last one ended, all legal; else None."""
+    the grid) in `directions`, when every cell is inside the grid and every move has a direction; else None."""
     codes = (
         [CODE.get(d) if d is not None else None for d in directions]
         if None in directions
         else [*map(CODE.__getitem__, cast("list[str]", directions))]
     )
-    if not at or at[0] != 0 or None in at or None in codes:
+    if not at or None in at or None in codes:
         return None
-    starts, moves = cast("list[int]", at), cast("list[int]", codes)
-    targets = list(map(maze.step_table.__getitem__, map(add, map(mul, starts, repeat(4)), moves)))
-    if min(targets) < 0 or starts[1:] != targets[:-1]:
-        return None  # a wall, the edge of the grid, or a step that does not start where the last one ended
-    backtracks, backtrack_moves, loops, loop_moves, revisits = _stack_counts(targets, maze.size * maze.size)
+    starts = cast("list[int]", at)
+    slots = list(map(add, map(mul, starts, repeat(4)), cast("list[int]", codes)))
+    reached = list(map(maze.step_table.__getitem__, slots))
+    if min(reached) >= 0:  # every move exists (the common case: no second table, no hallucination)
+        targets = reached
+        legal = [True] * len(targets)
+        halls: list[int] = []
+        dead_ends = dict.fromkeys(compress(targets, map(maze.dead_end_at.__getitem__, targets)))
+    else:
+        targets = list(map(_landings(maze, walls_block).__getitem__, slots))
+        legal = [r >= 0 for r in reached]
+        halls = list(compress(count(1), map(ne, legal, repeat(True))))
+        dead_ends = dict.fromkeys(compress(compress(targets, legal), map(maze.dead_end_at.__getitem__,
+                                                                           compress(targets, legal))))  # fmt: skip
+    teleported = list(compress(count(1), map(ne, starts, [0, *targets[:-1]])))
+    backtracks, backtrack_moves, loops, loop_moves, revisits = _stack_counts(starts, targets, maze.size * maze.size)
     cell_at = maze.cell_at.__getitem__
-    dead_ends = dict.fromkeys(compress(targets, map(maze.dead_end_at.__getitem__, targets)))
     return {
         "source": source,
         "move_count": len(targets),
-        "teleports": 0,
-        "hallucinations": 0,
-        "first_hallucination": None,
+        "teleports": len(teleported),
+        "hallucinations": len(halls),
+        "first_hallucination": halls[0] if halls else None,
         "backtracks": backtracks,
         "backtrack_moves": backtrack_moves,
         "loops": loops,
@@ -3062,43 +3185,55 @@ def well_formed_walk(
         "cells": [(0, 0), *map(cell_at, targets)],
         "origins": list(map(cell_at, starts)),
         "directions": directions,
-        "legal": [True] * len(targets),
+        "legal": legal,
         "confidences": confidences,
-        "hallucination_moves": [],
-        "teleport_moves": [],
+        "hallucination_moves": halls,
+        "teleport_moves": teleported,
         "cell_indices": [0, *targets],
     }
 
 
-def _stack_counts(targets: list[int], cells: int) -> tuple[int, int, int, int, int]:
-    """(backtracks, backtrack moves, loops, loop moves, revisits) of legal moves from the start, none a teleport.
+def _stack_counts(starts: list[int], targets: list[int], cells: int) -> tuple[int, int, int, int, int]:
+    """(backtracks, backtrack moves, loops, loop moves, revisits) of moves from `starts` landing on `targets`.
 
-    The backtrack and loop rules of `verify._walk` where the stack's top is always the current
-    cell and every move leaves it.
+    The backtrack and loop rules of `verify._walk`, for moves without jumps: a step that starts
+    elsewhere than the last landing teleports there (onto the stack and into the visited cells);
+    a move that lands where it started (a blocked one) changes neither. The stack starts below
+    the start cell with -1, a cell no move lands on, so its second entry always exists.
     """
-    stack = [0]
+    stack = [-1, 0]
+    push, pop = stack.append, stack.pop
     visited = bytearray(cells)
     visited[0] = 1
-    backtracks = backtrack_moves = loops = loop_moves = revisits = 0
-    after_backtrack = after_loop = False
-    for target in targets:
-        if len(stack) >= 2 and target == stack[-2]:
-            stack.pop()
+    position = 0
+    backtracks = backtrack_moves = loops = loop_moves = 0
+    previous = 0  # what the last move was: 0 neither, 1 a backtrack, 2 a loop (episodes are runs of one kind)
+    for start, target in zip(starts, targets, strict=True):
+        if start != position:  # a teleport
+            if stack[-1] != start:
+                push(start)
+            visited[start] = 1
+        if target == start:
+            previous = 0
+        elif target == stack[-2]:  # a retreat (always onto a visited cell)
+            pop()
             backtrack_moves += 1
-            backtracks += not after_backtrack
-            revisits += 1
-            after_backtrack, after_loop = True, False
+            if previous != 1:
+                backtracks += 1
+                previous = 1
         else:
-            stack.append(target)
+            if target != stack[-1]:
+                push(target)
             if visited[target]:
                 loop_moves += 1
-                loops += not after_loop
-                revisits += 1
-                after_backtrack, after_loop = False, True
+                if previous != 2:
+                    loops += 1
+                    previous = 2
             else:
                 visited[target] = 1
-                after_backtrack = after_loop = False
-    return backtracks, backtrack_moves, loops, loop_moves, revisits
+                previous = 0
+        position = target
+    return backtracks, backtrack_moves, loops, loop_moves, backtrack_moves + loop_moves
 '''
 
 # %% embedded module rows.py sha256=f48804b13d42bb2a0093d7d2207abb752dd1226800f75b8316cecbe921fa57c3

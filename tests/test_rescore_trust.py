@@ -154,6 +154,38 @@ def test_an_edited_copy_of_a_row_is_a_conflict_and_neither_copy_counts(
     assert report["exit_code"] == 6
 
 
+def test_a_copy_whose_stored_result_alone_differs_is_a_conflict(
+    hosted: Hosted, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The digest of a copy leaves the result out (it is compared only when the rest is the same): still a conflict.
+    run = hosted.run(0)
+    edited = copy.deepcopy(run)
+    result = edited["subruns"][0]["results"][0]["dictResult"]
+    result["detail"] = str(result.get("detail", "")) + " (edited)"
+    original = _write(tmp_path / "a.run.json", run)
+    tampered = _write(tmp_path / "b.run.json", edited)
+    code, out, _ = _rescore(hosted, capsys, original, tampered)
+    assert code == 6
+    conflict = next(line for line in out.splitlines() if line.startswith("CONFLICT"))
+    assert f"{original} subruns[0]" in conflict and f"{tampered} subruns[0]" in conflict
+
+
+def test_a_copy_whose_result_keys_stand_in_another_order_is_the_same_row(
+    hosted: Hosted, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = hosted.run(0)
+    reordered = copy.deepcopy(run)
+    for subrun in reordered["subruns"]:
+        for result in subrun["results"]:
+            if "dictResult" in result:
+                result["dictResult"] = dict(reversed(list(result["dictResult"].items())))
+    code, out, _ = _rescore(
+        hosted, capsys, _write(tmp_path / "a.run.json", run), _write(tmp_path / "b.run.json", reordered)
+    )
+    assert code == 0
+    assert "rows: 3  identical copies skipped: 3" in out and "CONFLICT" not in out
+
+
 def test_a_byte_identical_copy_is_skipped_not_a_conflict(
     hosted: Hosted, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -157,7 +157,7 @@ def time_rescore(task: TaskFile, paths: list[Path]) -> RescoreTiming:
         for path in paths:
             began = time.process_time()
             try:
-                item = load_run(path)
+                item = load_run(path, digest=False)  # as `hallubench rescore` reads them
             except RunFileError as exc:
                 errors.append(str(exc))
                 continue

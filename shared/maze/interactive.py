@@ -17,14 +17,15 @@ and the earlier replies, so `hallubench rescore` can re-send and verify each one
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from ..conversation import Conversation
 from .compact import cells_text
 from .encode import maze_text
-from .grid import BIT, DELTA, Cell
+from .grid import CODE, DIRECTIONS, OPPOSITE, Cell, Maze
 from .parse import ParsedReply, StepLine, parse_reply
-from .prompt import PLACEBO, closing_request, interactive_prompt, loop_hint, move_report, turn_feedback
+from .prompt import PLACEBO, closing_request, interactive_prompt, loop_hint, move_outcome, turn_feedback
 from .score import score_parsed
 from .trial import Trial
 
@@ -43,50 +44,77 @@ def first_prompt(trial: Trial) -> str:
     )
 
 
+@lru_cache(maxsize=256)
+def _move_tables(maze: Maze) -> tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...]]:
+    """Per move (`index * 4 + code`, as `Maze.step_table`): what `move_outcome` reports of it, and the passage it
+    walks (the lower cell's move, so both ways round name one passage; -1 for none); per cell: the report of an
+    unreadable move there. Built once per maze, so a trial's every move is a few lookups."""
+    n = maze.size
+    reports: list[str] = []
+    passages: list[int] = []
+    for slot, reached in enumerate(maze.step_table):
+        origin, direction = maze.cell_at[slot // 4], DIRECTIONS[slot % 4]
+        if reached >= 0:
+            reports.append(move_outcome(origin, direction, "moved", maze.cell_at[reached]))
+            passages.append(slot if slot // 4 < reached else reached * 4 + CODE[OPPOSITE[direction]])
+        else:
+            reports.append(move_outcome(origin, direction, "outside" if reached == -1 else "wall", origin))
+            passages.append(-1)
+    unreadable = tuple(move_outcome(cell, "?", "unreadable", cell) for cell in maze.cell_at[: n * n])
+    return tuple(reports), unreadable, tuple(passages)
+
+
 class _Walk:
-    """The environment's state: where the model is, what it has walked, which loops it made."""
+    """The environment's state: where the model is (a flat cell index), what it has walked, which loops it made."""
 
     def __init__(self, trial: Trial) -> None:
+        maze = trial.maze
         self.trial = trial
-        self.position: Cell = trial.maze.start
-        self.visited: set[Cell] = {self.position}
-        self.crossings: dict[tuple[Cell, Cell], int] = {}
+        self.steps = maze.step_table
+        self.cell_at = maze.cell_at
+        self.reports, self.unreadable_reports, self.passages = _move_tables(maze)
+        self.position = 0  # the start cell
+        self.visited = bytearray(maze.size * maze.size)
+        self.visited[0] = 1
+        self.crossings = [0] * len(self.steps)  # per passage (see `_move_tables`)
         self.executed: list[StepLine] = []
         self.misplaced = 0
         self.unreadable = 0
         self.ignored = 0
         self.events: list[dict[str, Any]] = []
 
+    @property
+    def cell(self) -> Cell:
+        return self.cell_at[self.position]
+
     def move(self, line: StepLine, parsed: ParsedReply) -> tuple[str, tuple[Cell, Cell] | None]:
-        """Execute one declared move of `parsed`; returns the outcome and the passage if it closed a loop."""
-        maze = self.trial.maze
+        """Execute one declared move of `parsed`: its report line, and the passage if it closed a loop."""
         number, cell, direction, _, confidence, _ = line
-        if cell != self.position:
+        origin = self.position  # always inside the grid: only open moves change it
+        if cell != self.cell_at[origin]:
             self.misplaced += 1
         if direction is None:
             self.unreadable += 1
-            return "unreadable", None
-        origin = self.position  # always inside the grid: only open moves change it
+            return f"STEP {number}: {self.unreadable_reports[origin]}", None
         if confidence is None:
             confidence = parsed.confidence_log.get(number)
-        self.executed.append(_new_step(StepLine, (len(self.executed) + 1, origin, direction, None, confidence, 0)))
-        n = maze.size
-        dr, dc = DELTA[direction]
-        target = (origin[0] + dr, origin[1] + dc)
-        if not (0 <= target[0] < n and 0 <= target[1] < n):  # `maze.in_bounds`, inlined
-            return "outside", None
-        if not maze.open_sides[origin[0] * n + origin[1]] & BIT[direction]:  # `maze.is_open`, inlined
-            return "wall", None
+        origin_cell = self.cell_at[origin]
+        self.executed.append(_new_step(StepLine, (len(self.executed) + 1, origin_cell, direction, None, confidence, 0)))
+        slot = origin * 4 + CODE[direction]
+        report = f"STEP {number}: {self.reports[slot]}"
+        target = self.steps[slot]
+        if target < 0:  # the outer wall or a wall: the move is blocked
+            return report, None
         self.position = target
-        edge = (origin, target) if origin < target else (target, origin)  # the passage, either way round
-        crossed = self.crossings.get(edge, 0) + 1
-        self.crossings[edge] = crossed
-        if target not in self.visited:
-            self.visited.add(target)
+        passage = self.passages[slot]
+        crossed = self.crossings[passage] + 1
+        self.crossings[passage] = crossed
+        if not self.visited[target]:
+            self.visited[target] = 1
             for event in self.events:
                 if event["steps_to_new_cell"] is None:
                     event["steps_to_new_cell"] = len(self.executed) - event["move_index"]
-        return "moved", ((origin, target) if crossed == 3 else None)
+        return report, ((origin_cell, self.cell_at[target]) if crossed == 3 else None)
 
 
 def play_interactive(trial: Trial, conv: Conversation) -> dict[str, Any]:
@@ -97,7 +125,8 @@ def play_interactive(trial: Trial, conv: Conversation) -> dict[str, Any]:
     idle_turns = 0
     turns = 0
     report: list[str] = []
-    exit_cell = trial.maze.exit  # a property: asked once, not per move
+    exit_index = trial.size * trial.size - 1
+    per_turn = trial.moves_per_turn
     while turns < trial.max_turns:
         turns += 1
         parsed = parse_reply(conv.ask(message))
@@ -107,19 +136,19 @@ def play_interactive(trial: Trial, conv: Conversation) -> dict[str, Any]:
         report = []
         misplaced_at: Cell | None = None
         loop: tuple[Cell, Cell] | None = None
-        walk.ignored += max(0, len(parsed.steps) - trial.moves_per_turn)
-        for line in parsed.steps[: trial.moves_per_turn]:
-            if line.cell != walk.position and misplaced_at is None:
+        steps = parsed.steps
+        walk.ignored += max(0, len(steps) - per_turn)
+        for line in steps[:per_turn]:
+            if misplaced_at is None and line.cell != walk.cell:
                 misplaced_at = line.cell
-            origin = walk.position
-            outcome, closed = walk.move(line, parsed)
-            report.append(move_report(line.number, origin, line.direction or "?", outcome, walk.position))
+            said, closed = walk.move(line, parsed)
+            report.append(said)
             loop = loop or closed
-            if walk.position == exit_cell:
+            if walk.position == exit_index:
                 break
-        if walk.position == exit_cell:
+        if walk.position == exit_index:
             break
-        idle_turns = idle_turns + 1 if not parsed.steps else 0
+        idle_turns = idle_turns + 1 if not steps else 0
         if idle_turns >= 2:
             break
         intervention = None
@@ -137,12 +166,12 @@ def play_interactive(trial: Trial, conv: Conversation) -> dict[str, Any]:
         message = turn_feedback(
             turns,
             report,
-            walk.position,
+            walk.cell,
             intervention=intervention,
-            moves_per_turn=trial.moves_per_turn,
+            moves_per_turn=per_turn,
             misplaced=misplaced_at,
         )
-    reached = walk.position == exit_cell
+    reached = walk.position == exit_index
     closing_text = "\n".join([*report, closing_request(trial.size, reached_exit=reached, confidence=trial.confidence)])
     replies.append(parse_reply(conv.ask(closing_text)))
     return _score(trial, walk, replies, turns, reached)

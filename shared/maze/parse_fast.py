@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import re
 from functools import partial
-from itertools import compress
-from operator import itemgetter, not_
+from itertools import accumulate, compress, repeat
+from operator import itemgetter
 
 from .grid import Cell
 from .parse_lines import (
@@ -35,16 +35,37 @@ from .parse_lines import (
     strip_think_blocks,
 )
 
-# A STEP line as the prompt shows it, with a confidence and a plain reason (groups: number, cell "r,c",
-# direction, percent, reason; a step number `int()` reads, so its column converts at C speed), and a
-# DEAD_END line as the prompt shows it (groups: row, column).
-_CANONICAL_STEP = re.compile(
-    r"STEP (\d{1,4300}): \((\d+,\d+)\) → \[([NSEW])\] \| confidence: (100|\d{1,2})%"
-    r"(?: \| ((?i:(?!dead|loop|strategy)[^*`\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*))?"
+# One match per line that is not empty (and one for the first, empty or not) of a text whose only line
+# break is "\n", with the breaks after it (group 9: how many lines on the next match stands; in
+# MULTILINE mode `^` matches where a line starts, and the breaks a match takes end at one): a STEP line
+# exactly as the prompt shows it, with a confidence and a plain reason (groups 1-5: number, cell "r,c",
+# direction, percent, reason; a step number `int()` reads, so its column converts at C speed); a line
+# the line reader need not see (group 6): a DEAD_END line as the prompt shows it (its tail: group 7),
+# or a line of the final block as the prompt shows it, which holds none of the reader's words nor any
+# keyword v1.1 counts; or any other line, whole (group 8; "" for an empty first line).
+_LINE = re.compile(
+    r"^(?:STEP (\d{1,4300}): \((\d+,\d+)\) → \[([NSEW])\] \| confidence: (100|\d{1,2})%"
+    r"(?: \| ((?i:(?!dead|loop|strategy)[^*`\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*))?$"
+    r"|(DEAD_END at \(\d+,\d+\)((?i:(?!dead|loop|strategy|step)[^*`_\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*)"
+    r"|(?:BACKTRACK|HALLUCINATION)_COUNT: \d+|CONFIDENCE_LOG: step\d+:\d+(?:, step\d+:\d+)*"
+    r"|FINAL_PATH: [\d,()→]*)$"
+    r"|(.*))(\n*)",
+    re.M,
 )
-_CANONICAL_DEAD_END = re.compile(
-    r"DEAD_END at \((\d+),(\d+)\)(?i:(?!dead|loop|strategy|step)[^*`_\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])*"
+# `_LINE` in fewer steps, tried first: ASCII digits only (`\d` tests every character of a non-ASCII text for
+# Unicode digits) and the tails of STEP and DEAD_END lines taken whole (group 5: " | reason", or "").
+# Where every tail is one `_LINE` takes (`_plain_tails`), the lines are the same lines with the same
+# groups; where one is not, `_LINE` reads the text.
+_QUICK_LINE = re.compile(
+    r"^(?:STEP ([0-9]{1,4300}): \(([0-9]+,[0-9]+)\) → \[([NSEW])\] \| confidence: (100|[0-9]{1,2})%(.*)"
+    r"|(DEAD_END at \([0-9]+,[0-9]+\)(.*)|(?:BACKTRACK|HALLUCINATION)_COUNT: [0-9]+$"
+    r"|CONFIDENCE_LOG: step[0-9]+:[0-9]+(?:, step[0-9]+:[0-9]+)*$|FINAL_PATH: [0-9,()→]*$)"
+    r"|(.*))(\n*)",
+    re.M,
 )
+_NOT_IN_REASON = re.compile(r"(?i:dead|loop|strategy)|[*`\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+_NOT_IN_DEAD_END_TAIL = re.compile(r"(?i:dead|loop|strategy|step)|[*`_\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+_DEAD_END_CELL = re.compile(r"DEAD_END at \((\d+),(\d+)\)")  # the cell of a DEAD_END line of group 6
 _ODD_BREAK = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")  # line breaks of `splitlines` besides "\n"
 # Non-ASCII characters outside a few caseless blocks (punctuation, arrows, box drawing, CJK
 # punctuation, Hangul syllables): a text without them changes only its ASCII letters under
@@ -56,39 +77,59 @@ _STEP_WORD_LOWER = re.compile(r"step\s")
 _TIGHT_CELL = re.compile(r"\((\d+,\d+)\)")
 _SPACE = re.compile(r"\s")
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
-_GROUPS = re.Match.groups
+
+
+def _plain_tails(reasons: list[str], dead_end_tails: list[str]) -> bool:
+    """Whether the tails `_QUICK_LINE` took whole are what `_LINE` takes: " | " and a plain reason; a plain tail."""
+    if reasons and (
+        not all(map(str.startswith, reasons, repeat(" | "))) or _NOT_IN_REASON.search("\n".join(reasons)) is not None
+    ):
+        return False
+    return not dead_end_tails or _NOT_IN_DEAD_END_TAIL.search("\n".join(dead_end_tails)) is None
 
 
 def _read_lines(text: str) -> tuple[StepColumns, LineReader, str] | None:
-    """Canonical steps, the other lines read, the text outside canonical heads; None unless "\n" is the only break."""
-    split = text.split("\n")
-    numbered = list(compress(enumerate(split, start=1), split))  # empty lines state nothing
-    lines = list(map(_SECOND, numbered))
-    step_matches = list(map(_CANONICAL_STEP.fullmatch, lines))
-    steps = list(map(_GROUPS, filter(None, step_matches)))
-    others = list(compress(numbered, map(not_, step_matches)))
-    dead_matches = list(map(_CANONICAL_DEAD_END.fullmatch, map(_SECOND, others)))
-    plain = list(compress(others, map(not_, dead_matches)))
-    columns = list(zip(*steps, strict=True)) or [(), (), (), (), ()]
-    rest = "\n".join([*map(_SECOND, plain), *(m.group() for m in filter(None, dead_matches)),
-                      *filter(None, columns[4])]) + "\n"  # fmt: skip
+    """Canonical steps, the other lines read, and the text outside canonical heads and final-block lines (where
+    every "step" word and every keyword v1.1 counts stands); None unless "\n" is the only line break."""
+    numbers, cells, directions, percents, tails, aside, dead_tails, others, breaks = zip(
+        *_QUICK_LINE.findall(text), strict=True
+    )
+    reasons = list(filter(None, tails))
+    if not _plain_tails(reasons, list(filter(None, dead_tails))):
+        numbers, cells, directions, percents, tails, aside, _, others, breaks = zip(*_LINE.findall(text), strict=True)
+        reasons = list(filter(None, tails))
+    line_nos = list(accumulate(map(len, breaks), initial=1))  # the line each match stands on (one more at the end)
+    plain = list(compress(zip(line_nos, others, strict=False), others))  # empty lines state nothing
+    dead = (
+        [(line_no, match) for line_no, line in compress(zip(line_nos, aside, strict=False), aside)
+         if (match := _DEAD_END_CELL.match(line)) is not None]
+        if any(aside)
+        else []
+    )  # fmt: skip
+    rest = "\n".join([*map(_SECOND, plain), *(match.string for _, match in dead), *reasons]) + "\n"
     if _ODD_BREAK.search(rest) is not None:
         return None
     reader = LineReader()
-    reader.read_lines(plain)
-    if any(dead_matches):
-        dead_lines = list(compress(map(_FIRST, others), dead_matches))
-        cells: list[Cell | None] = [cell_of(f"{m.group(1)},{m.group(2)}") for m in filter(None, dead_matches)]
+    if plain:
+        reader.read_lines(plain)
+    if dead:
+        dead_cells: list[Cell | None] = list(cells_of([(match[1], match[2]) for _, match in dead]))
         if reader.dead_ends:  # both kinds of line: back into line order (one line, one source)
             merged = sorted(
-                zip([*dead_lines, *reader.dead_end_lines], [*cells, *reader.dead_ends], strict=True), key=_FIRST
+                zip([*map(_FIRST, dead), *reader.dead_end_lines], [*dead_cells, *reader.dead_ends], strict=True),
+                key=_FIRST,
             )
             reader.dead_ends = list(map(_SECOND, merged))
         else:
-            reader.dead_ends = cells
-    numbers, cells_column, directions, percents = (list(column) for column in columns[:4])
-    line_nos = list(compress(map(_FIRST, numbered), step_matches))
-    return StepColumns(numbers, cells_column, directions, percents, line_nos), reader, rest
+            reader.dead_ends = dead_cells
+    columns = StepColumns(
+        list(compress(numbers, cells)),
+        list(filter(None, cells)),
+        list(compress(directions, cells)),
+        list(compress(percents, cells)),
+        list(compress(line_nos, cells)),
+    )
+    return columns, reader, rest
 
 
 def tight_cells(text: str) -> list[Cell] | None:
@@ -102,7 +143,23 @@ def tight_cells(text: str) -> list[Cell] | None:
         return []
     if _SPACE.search(text, at) is not None:
         return None
-    return list(map(cell_of, _TIGHT_CELL.findall(text, at)))
+    labels = arrow_path(text[at:] if at else text)
+    return list(map(cell_of, labels if labels is not None else _TIGHT_CELL.findall(text, at)))
+
+
+def arrow_path(text: str) -> list[str] | None:
+    """The labels "r,c" of a path written exactly `(r,c)→(r,c)→...→(r,c)`, split at C speed; else None.
+
+    For such a text they are what `_TIGHT_CELL.findall` captures: each label is two runs of
+    decimal digits (what `\\d` matches) around one comma, and only "→" stands between cells.
+    """
+    if not text.startswith("(") or not text.endswith(")"):
+        return None
+    labels = text[1:-1].split(")→(")
+    parts = ",".join(labels).split(",")
+    if len(parts) != 2 * len(labels) or "" in parts or not "".join(parts).isdecimal():
+        return None
+    return labels
 
 
 def final_path_of_text(text: str) -> tuple[Cell, ...] | None:

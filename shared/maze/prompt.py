@@ -87,16 +87,21 @@ def interactive_prompt(
 
 def move_report(index: int, origin: Cell, direction: str, outcome: str, position: Cell) -> str:
     """One line of environment feedback about one move."""
+    return f"STEP {index}: {move_outcome(origin, direction, outcome, position)}"
+
+
+def move_outcome(origin: Cell, direction: str, outcome: str, position: Cell) -> str:
+    """What `move_report` says after "STEP n: ": the same for every step number."""
     cell = f"({origin[0]},{origin[1]})"
     where = f"({position[0]},{position[1]})"
     if outcome == "moved":
-        return f"STEP {index}: {cell} → {direction}: moved, now at {where}"
+        return f"{cell} → {direction}: moved, now at {where}"
     if outcome == "wall":
-        return f"STEP {index}: {cell} → {direction}: BLOCKED by a wall, still at {where}"
+        return f"{cell} → {direction}: BLOCKED by a wall, still at {where}"
     if outcome == "outside":
-        return f"STEP {index}: {cell} → {direction}: BLOCKED by the outer wall, still at {where}"
+        return f"{cell} → {direction}: BLOCKED by the outer wall, still at {where}"
     if outcome == "unreadable":
-        return f"STEP {index}: could not be read (no direction N, S, E or W), still at {where}"
+        return f"could not be read (no direction N, S, E or W), still at {where}"
     raise ValueError(f"unknown move outcome {outcome!r}")
 
 

@@ -19,8 +19,8 @@ Rules (unchanged since hallumaze v2):
 These rules live in one place, `_walk`: a single pass over the declared moves on flat cell
 indices (`r * N + c`; a cell outside the grid, which a teleport or a jump can name, gets an
 index past the grid's). `Trajectory.moves` re-runs that same pass with a recorder for the
-per-move view. The one other replay, `verify_fast`, takes only well-formed walks (no teleport,
-no illegal move), where the rules reduce to table lookups and the stack; tests hold it to `_walk`.
+per-move view. The one other replay, `verify_fast`, takes walks that stay inside the grid and
+make no jump, where the rules reduce to table lookups and the stack; tests hold it to `_walk`.
 
 `check_final_path` applies the FINAL_PATH rules: starts at (0,0), ends at (N-1,N-1), unit
 moves only, no wall crossed. SR is 1 only then.
@@ -297,16 +297,16 @@ def replay(maze: Maze, parsed: ParsedReply, *, walls_block: bool = False) -> Tra
     """Replay the STEP lines (or, without any, the FINAL_PATH) from the start cell.
 
     `walls_block` is the interactive environment's physics: a wall stops the move (the model
-    was told so) instead of the replay following the model through it. A well-formed walk is
-    taken by `verify_fast` (the same result in fewer steps); any other by `_walk`.
+    was told so) instead of the replay following the model through it. A walk inside the grid
+    without jumps is taken by `verify_fast` (the same result in fewer steps); any other by `_walk`.
     """
     columns = parsed.step_columns
     declared = None
     if columns is not None:
-        fields = walk_of_columns(maze, columns)
+        fields = walk_of_columns(maze, columns, walls_block)
     else:
         declared = _steps_of(parsed)
-        fields = walk_of_steps(maze, parsed, *declared)
+        fields = walk_of_steps(maze, parsed, *declared, walls_block)
     if fields is not None:
         return Trajectory(**fields, replayed=(maze, parsed, walls_block))
     return _walk(maze, parsed, walls_block, declared=declared)

@@ -1,19 +1,21 @@
-"""`verify.replay` for well-formed walks, in a few C-level passes: same Trajectory, fewer Python steps.
+"""`verify.replay` for walks that stay inside the grid, in a few C-level passes: same Trajectory, fewer Python steps.
 
-Most replies, and every simulated baseline, declare a walk in which each step starts where the
-last one ended and every move exists. There the replay's rules reduce to: no teleport, no
-hallucination, every target one lookup in `Maze.step_table`, and only the stack of the
-backtrack and loop rules needs a loop over the moves. `well_formed_walk` checks those
-conditions on whole columns and returns None for any other walk, which `verify._walk` (the
-definition) replays instead. `tests/maze/test_verify_fast.py` holds the two to the same
-Trajectory on generated walks.
+Most replies, and every simulated baseline, declare moves from cells inside the grid, each in a
+direction. There every move is one lookup in `Maze.step_table`, where it lands is one lookup in a
+table of the replay's rules (a legal move reaches its neighbour; a wall crossing follows the
+model to the cell beyond, or stays put where walls block; a move off the grid stays put), a
+teleport is a step that does not start where the last one landed, and only the stack of the
+backtrack and loop rules needs a loop over the moves. `fast_walk` returns None for any other walk
+(a jump, a cell outside the grid), which `verify._walk` (the definition) replays instead.
+`tests/maze/test_verify_fast.py` holds the two to the same Trajectory on generated walks.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import compress, repeat
-from operator import add, itemgetter, mul
+from functools import lru_cache
+from itertools import compress, count, repeat
+from operator import add, itemgetter, mul, ne
 from typing import Any, cast
 
 from .grid import CODE, Maze
@@ -22,15 +24,27 @@ from .parse_lines import PERCENT_OF, ParsedReply, StepColumns, StepLine
 _NUMBER, _CELL, _DIRECTION, _CONFIDENCE = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(4)
 
 
-def walk_of_columns(maze: Maze, columns: StepColumns) -> dict[str, Any] | None:
-    """`well_formed_walk` for canonical STEP lines read as columns (labels and percents: one lookup each)."""
+@lru_cache(maxsize=256)
+def _landings(maze: Maze, walls_block: bool) -> tuple[int, ...]:
+    """Per move (`index * 4 + code`, as `Maze.step_table`): the cell the replay puts the walker on after it."""
+    n = maze.size
+    return tuple(
+        reached if reached >= 0 else (slot // 4 if reached == -1 or walls_block else -2 - reached)
+        for slot, reached in zip(range(4 * n * n), maze.step_table, strict=True)
+    )
+
+
+def walk_of_columns(maze: Maze, columns: StepColumns, walls_block: bool = False) -> dict[str, Any] | None:
+    """`fast_walk` for canonical STEP lines read as columns (labels and percents: one lookup each)."""
     at = list(map(maze.label_index.get, columns.cells))
     confidences: list[float | None] = list(map(PERCENT_OF.__getitem__, columns.percents))
-    return well_formed_walk(maze, at, list(columns.directions), confidences, "steps")
+    return fast_walk(maze, at, list(columns.directions), confidences, "steps", walls_block)
 
 
-def walk_of_steps(maze: Maze, parsed: ParsedReply, steps: Sequence[StepLine], source: str) -> dict[str, Any] | None:
-    """`well_formed_walk` for StepLines (a confidence they lack comes from CONFIDENCE_LOG, as the replay takes it)."""
+def walk_of_steps(
+    maze: Maze, parsed: ParsedReply, steps: Sequence[StepLine], source: str, walls_block: bool = False
+) -> dict[str, Any] | None:
+    """`fast_walk` for StepLines (a confidence they lack comes from CONFIDENCE_LOG, as the replay takes it)."""
     if any(step.target is not None for step in steps):
         return None  # a jump
     directions: list[str | None] = list(map(_DIRECTION, steps))
@@ -39,34 +53,50 @@ def walk_of_steps(maze: Maze, parsed: ParsedReply, steps: Sequence[StepLine], so
     if log:
         numbers = map(_NUMBER, steps)
         confidences = [log.get(number) if c is None else c for number, c in zip(numbers, confidences, strict=True)]
-    return well_formed_walk(maze, list(map(maze.cell_index.get, map(_CELL, steps))), directions, confidences, source)
+    at = list(map(maze.cell_index.get, map(_CELL, steps)))
+    return fast_walk(maze, at, directions, confidences, source, walls_block)
 
 
-def well_formed_walk(
-    maze: Maze, at: list[int | None], directions: list[str | None], confidences: list[float | None], source: str
+def fast_walk(
+    maze: Maze,
+    at: list[int | None],
+    directions: list[str | None],
+    confidences: list[float | None],
+    source: str,
+    walls_block: bool,
 ) -> dict[str, Any] | None:
     """The Trajectory's fields (but `replayed`) of moves declared from cells `at` (flat indices, None outside
-    the grid) when they walk from the start, each from where the last one ended, all legal; else None."""
+    the grid) in `directions`, when every cell is inside the grid and every move has a direction; else None."""
     codes = (
         [CODE.get(d) if d is not None else None for d in directions]
         if None in directions
         else [*map(CODE.__getitem__, cast("list[str]", directions))]
     )
-    if not at or at[0] != 0 or None in at or None in codes:
+    if not at or None in at or None in codes:
         return None
-    starts, moves = cast("list[int]", at), cast("list[int]", codes)
-    targets = list(map(maze.step_table.__getitem__, map(add, map(mul, starts, repeat(4)), moves)))
-    if min(targets) < 0 or starts[1:] != targets[:-1]:
-        return None  # a wall, the edge of the grid, or a step that does not start where the last one ended
-    backtracks, backtrack_moves, loops, loop_moves, revisits = _stack_counts(targets, maze.size * maze.size)
+    starts = cast("list[int]", at)
+    slots = list(map(add, map(mul, starts, repeat(4)), cast("list[int]", codes)))
+    reached = list(map(maze.step_table.__getitem__, slots))
+    if min(reached) >= 0:  # every move exists (the common case: no second table, no hallucination)
+        targets = reached
+        legal = [True] * len(targets)
+        halls: list[int] = []
+        dead_ends = dict.fromkeys(compress(targets, map(maze.dead_end_at.__getitem__, targets)))
+    else:
+        targets = list(map(_landings(maze, walls_block).__getitem__, slots))
+        legal = [r >= 0 for r in reached]
+        halls = list(compress(count(1), map(ne, legal, repeat(True))))
+        dead_ends = dict.fromkeys(compress(compress(targets, legal), map(maze.dead_end_at.__getitem__,
+                                                                           compress(targets, legal))))  # fmt: skip
+    teleported = list(compress(count(1), map(ne, starts, [0, *targets[:-1]])))
+    backtracks, backtrack_moves, loops, loop_moves, revisits = _stack_counts(starts, targets, maze.size * maze.size)
     cell_at = maze.cell_at.__getitem__
-    dead_ends = dict.fromkeys(compress(targets, map(maze.dead_end_at.__getitem__, targets)))
     return {
         "source": source,
         "move_count": len(targets),
-        "teleports": 0,
-        "hallucinations": 0,
-        "first_hallucination": None,
+        "teleports": len(teleported),
+        "hallucinations": len(halls),
+        "first_hallucination": halls[0] if halls else None,
         "backtracks": backtracks,
         "backtrack_moves": backtrack_moves,
         "loops": loops,
@@ -77,40 +107,52 @@ def well_formed_walk(
         "cells": [(0, 0), *map(cell_at, targets)],
         "origins": list(map(cell_at, starts)),
         "directions": directions,
-        "legal": [True] * len(targets),
+        "legal": legal,
         "confidences": confidences,
-        "hallucination_moves": [],
-        "teleport_moves": [],
+        "hallucination_moves": halls,
+        "teleport_moves": teleported,
         "cell_indices": [0, *targets],
     }
 
 
-def _stack_counts(targets: list[int], cells: int) -> tuple[int, int, int, int, int]:
-    """(backtracks, backtrack moves, loops, loop moves, revisits) of legal moves from the start, none a teleport.
+def _stack_counts(starts: list[int], targets: list[int], cells: int) -> tuple[int, int, int, int, int]:
+    """(backtracks, backtrack moves, loops, loop moves, revisits) of moves from `starts` landing on `targets`.
 
-    The backtrack and loop rules of `verify._walk` where the stack's top is always the current
-    cell and every move leaves it.
+    The backtrack and loop rules of `verify._walk`, for moves without jumps: a step that starts
+    elsewhere than the last landing teleports there (onto the stack and into the visited cells);
+    a move that lands where it started (a blocked one) changes neither. The stack starts below
+    the start cell with -1, a cell no move lands on, so its second entry always exists.
     """
-    stack = [0]
+    stack = [-1, 0]
+    push, pop = stack.append, stack.pop
     visited = bytearray(cells)
     visited[0] = 1
-    backtracks = backtrack_moves = loops = loop_moves = revisits = 0
-    after_backtrack = after_loop = False
-    for target in targets:
-        if len(stack) >= 2 and target == stack[-2]:
-            stack.pop()
+    position = 0
+    backtracks = backtrack_moves = loops = loop_moves = 0
+    previous = 0  # what the last move was: 0 neither, 1 a backtrack, 2 a loop (episodes are runs of one kind)
+    for start, target in zip(starts, targets, strict=True):
+        if start != position:  # a teleport
+            if stack[-1] != start:
+                push(start)
+            visited[start] = 1
+        if target == start:
+            previous = 0
+        elif target == stack[-2]:  # a retreat (always onto a visited cell)
+            pop()
             backtrack_moves += 1
-            backtracks += not after_backtrack
-            revisits += 1
-            after_backtrack, after_loop = True, False
+            if previous != 1:
+                backtracks += 1
+                previous = 1
         else:
-            stack.append(target)
+            if target != stack[-1]:
+                push(target)
             if visited[target]:
                 loop_moves += 1
-                loops += not after_loop
-                revisits += 1
-                after_backtrack, after_loop = False, True
+                if previous != 2:
+                    loops += 1
+                    previous = 2
             else:
                 visited[target] = 1
-                after_backtrack = after_loop = False
-    return backtracks, backtrack_moves, loops, loop_moves, revisits
+                previous = 0
+        position = target
+    return backtracks, backtrack_moves, loops, loop_moves, backtrack_moves + loop_moves

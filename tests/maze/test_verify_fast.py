@@ -92,25 +92,37 @@ def test_the_state_machine_replays_as_v2_did(
     assert new.move_count == len(old.moves)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=800, deadline=None)
 @given(
     st.sampled_from(range(len(_TRIALS))),
     _WALK,
+    st.sampled_from(["legal", "no jumps", "any"]),
     st.booleans(),
     st.dictionaries(st.integers(0, 30), st.sampled_from([0.25, 0.75]), max_size=5),
 )
 def test_the_fast_replay_equals_the_state_machine(
-    which: int, raw: list[tuple[int, int, str, bool, float | None]], legal_only: bool, log: dict[int, float]
+    which: int,
+    raw: list[tuple[int, int, str, bool, float | None]],
+    kind: str,
+    walls_block: bool,
+    log: dict[int, float],
 ) -> None:
     trial = _TRIALS[which]
-    if legal_only:  # mostly well-formed walks: the fast path's own ground
+    if kind == "legal":  # mostly well-formed walks: the fast path's commonest ground
         raw = [(1, other, "N", True, confidence) for _, other, _, _, confidence in raw]
+    elif kind == "no jumps":  # walls, the edge, teleports inside the grid and out: the fast path or the definition
+        raw = [(k, other % trial.size, "E" if d == "?" else d, o, c) for k, other, d, o, c in raw]
     parsed = ParsedReply(steps=tuple(_steps(trial, raw)), confidence_log=log)
-    assert verify.replay(trial.maze, parsed) == verify._walk(trial.maze, parsed, False)
-    assert verify.replay(trial.maze, parsed).cell_indices == verify._walk(trial.maze, parsed, False).cell_indices
+    fast = verify.replay(trial.maze, parsed, walls_block=walls_block)
+    definition = verify._walk(trial.maze, parsed, walls_block)
+    assert fast == definition
+    assert fast.cell_indices == definition.cell_indices
 
 
-def test_the_fast_replay_takes_well_formed_walks_and_nothing_else() -> None:
+def test_the_fast_replay_takes_walks_inside_the_grid_without_jumps() -> None:
+    """Walls, teleports and the edge of the grid stay on the fast path; a cell outside the grid or a jump leaves it."""
+    from hallubench.maze.verify_fast import walk_of_columns, walk_of_steps
+
     maze = _TRIALS[0].maze
     honest = "\n".join(
         f"STEP {k}: ({r},{c}) → [{d}] | confidence: 90%"
@@ -118,11 +130,19 @@ def test_the_fast_replay_takes_well_formed_walks_and_nothing_else() -> None:
     )
     parsed = parse_reply(honest)
     assert parsed.step_columns is not None
-    from hallubench.maze.verify_fast import walk_of_columns
-
     fields = walk_of_columns(maze, parsed.step_columns)
     assert fields is not None and fields["reached_exit"] and fields["move_count"] == 18
-    for broken in (honest.replace("[S]", "[E]", 1), honest.replace("(0,2)", "(3,3)"), honest.replace("(0,0)", "(9,0)")):
-        columns = parse_reply(broken).step_columns
-        assert columns is not None and walk_of_columns(maze, columns) is None
-        assert verify.replay(maze, parse_reply(broken)) == verify._walk(maze, parse_reply(broken), False)
+    for changed, taken in (
+        (honest.replace("[S]", "[E]", 1), True),  # a wall crossing
+        (honest.replace("(0,2)", "(3,3)"), True),  # a teleport
+        (honest.replace("(0,0) → [E]", "(0,0) → [N]"), True),  # off the grid
+        (honest.replace("(0,0)", "(9,0)"), False),  # a cell outside the grid
+    ):
+        columns = parse_reply(changed).step_columns
+        assert columns is not None and (walk_of_columns(maze, columns) is not None) == taken
+        for walls_block in (False, True):
+            assert verify.replay(maze, parse_reply(changed), walls_block=walls_block) == verify._walk(
+                maze, parse_reply(changed), walls_block
+            )
+    jump = ParsedReply(steps=(StepLine(1, (0, 0), None, (2, 2), None, 1),))
+    assert walk_of_steps(maze, jump, jump.steps, "steps") is None

@@ -23,7 +23,7 @@ class RunFileFeed:
         self.progress = FileProgress(len(files), progress_stream, enabled=show_progress)
         self.loaded = 0
         self.task_names: set[str] = set()  # the task names seen while looking for a known one
-        self._items = iter_loaded(files)
+        self._items = iter_loaded(files, digest=False)  # rescoring never uses a file's digest
         self._early: list[LoadedRun] = []
 
     def _take(self, item: LoadedRun | RunFileError) -> LoadedRun | None:
