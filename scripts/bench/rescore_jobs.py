@@ -13,7 +13,7 @@ Each set is rescored in one process (`engine.rescore_runs`) and over `--jobs` pr
 give the same rows in the same order and the same aggregates and prints the speed-up (target
 >= 1.7x at 2 jobs on 2 cores; a shared machine lowers it: read the ratio measured when it is quiet).
 
-    .venv/bin/python scripts/bench/rescore_jobs.py [--misled-rows 40] [--maze-rows 3000] [--jobs 2]
+    .venv/bin/python scripts/bench/rescore_jobs.py [--misled-rows 120] [--maze-rows 10000] [--jobs 2]
 """
 
 from __future__ import annotations
@@ -164,8 +164,8 @@ def compare(name: str, task: TaskFile, paths: list[Path], jobs: int, repeat: int
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--data", default=os.environ.get("HALLUBENCH_HUMANEVALPACK"))
-    parser.add_argument("--misled-rows", type=int, default=40)
-    parser.add_argument("--maze-rows", type=int, default=3000)
+    parser.add_argument("--misled-rows", type=int, default=120, help="misled-tests/v2 rows (each runs a sandbox)")
+    parser.add_argument("--maze-rows", type=int, default=10_000, help="hallumaze/v3 rows")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=2)
     args = parser.parse_args()
