@@ -34,6 +34,7 @@ from ...maze.trial import load_trial
 from ...rows import play_row
 from ..csv_cells import cell
 from ..leaderboard import Entry, leaderboard, units_from
+from ..rescore.scorer_changes import changes_by_model
 from ..taskfile.reader import FrozenProtocol, TaskFile
 from .baseline_cache import task_baselines
 from .baselines import baseline_rows
@@ -423,32 +424,15 @@ def _baselines_for(wanted: list[dict[str, Any]], task: TaskFile | None) -> dict[
 def scorer_changes(
     rows_by_model: Mapping[str, Sequence[Row]], hosted_by_model: Mapping[str, Sequence[Row | None]]
 ) -> dict[str, Any]:
-    """Per model, the rows a newer scorer changed against the hosted ones, and why (`changes.explain`).
-
-    Only rows that a different protocol scored count (a rescore without `--scorer` re-scores with
-    the frozen file itself, and `rescore` reports any disagreement there).
-    """
+    """Per model, the rows a newer scorer changed against the hosted ones, and why (`changes.explain`), by reason."""
     out: dict[str, Any] = {}
-    for model, rows in rows_by_model.items():
-        hosted_rows = hosted_by_model.get(model, [])
-        pairs = [(h, r) for h, r in zip(hosted_rows, rows, strict=False) if h is not None]
-        compared = [(h, r) for h, r in pairs if h.get("protocol") != r.get("protocol")]
-        if not compared:
-            continue
-        found = [change for h, r in compared if (change := explain(h, r)) is not None]
+    for model, entry in changes_by_model(rows_by_model, hosted_by_model, explain).items():
         by_reason: dict[str, int] = {}
-        for change in found:
+        for change in entry["changed"]:
             for reason in change["reason_ids"]:
                 by_reason[reason] = by_reason.get(reason, 0) + 1
-        out[model] = {
-            "from": compared[0][0].get("protocol"),
-            "to": compared[0][1].get("protocol"),
-            "rows": len(compared),
-            "rows_changed": len(found),
-            "verdict_changes": [c for c in found if c["verdict"][0] != c["verdict"][1]],
-            "rows_changed_by_reason": by_reason,
-            "changed": found,
-        }
+        changed = entry.pop("changed")
+        out[model] = {**entry, "rows_changed_by_reason": by_reason, "changed": changed}
     return out
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..rescore.scorer_changes import changes_by_model
+
 Row = Mapping[str, Any]
 
 
@@ -53,23 +55,8 @@ def explain(hosted: Row, rescored: Row) -> dict[str, Any] | None:
 def scorer_changes(
     rows_by_model: Mapping[str, Sequence[Row]], hosted_by_model: Mapping[str, Sequence[Row | None]]
 ) -> dict[str, Any]:
-    """Per model, the rows another protocol's scorer changed against the hosted rows, and why."""
-    out: dict[str, Any] = {}
-    for model, rows in sorted(rows_by_model.items()):
-        pairs = [(h, r) for h, r in zip(hosted_by_model.get(model, []), rows, strict=False) if h is not None]
-        compared = [(h, r) for h, r in pairs if h.get("protocol") != r.get("protocol")]
-        if not compared:
-            continue
-        found = [change for h, r in compared if (change := explain(h, r)) is not None]
-        out[model] = {
-            "from": compared[0][0].get("protocol"),
-            "to": compared[0][1].get("protocol"),
-            "rows": len(compared),
-            "rows_changed": len(found),
-            "verdict_changes": [c for c in found if c["verdict"][0] != c["verdict"][1]],
-            "changed": found,
-        }
-    return out
+    """Per model (sorted), the rows another protocol's scorer changed against the hosted rows, and why."""
+    return dict(changes_by_model(dict(sorted(rows_by_model.items())), hosted_by_model, explain))
 
 
 def change_lines(changes: Mapping[str, Any]) -> list[str]:
