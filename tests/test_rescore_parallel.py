@@ -10,10 +10,8 @@ must the exit code and the printed report.
 
 from __future__ import annotations
 
-import copy
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,34 +21,12 @@ from hallubench.tooling.cli import main
 
 from spine_demo import built_demo_checkout
 from support.hosted import run_like_kaggle
+from support.run_copies import another_run
 
 pytest.importorskip("kaggle_benchmarks")
 
 PARENT = "demo-v1-run_id_Run_1_stub_model-a.run.json"
 TIMING = re.compile(r"(_s|_seconds|_ms)$")
-
-
-def _nodes(value: Any) -> Iterator[dict[str, Any]]:
-    if isinstance(value, dict):
-        yield value
-        for item in value.values():
-            yield from _nodes(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _nodes(item)
-
-
-def _another_run(data: dict[str, Any], number: int, model: str | None = None) -> dict[str, Any]:
-    """The same run as another one: other start times and conversation ids (and, if given, another model)."""
-    data = copy.deepcopy(data)
-    for node in _nodes(data):
-        if isinstance(node.get("startTime"), str):
-            node["startTime"] = node["startTime"].replace("Z", f"{number:03d}Z")
-        for conversation in node.get("conversations", []):
-            conversation["id"] = f"{conversation['id']}-{number}"
-        if model is not None and isinstance(node.get("modelVersion"), dict):
-            node["modelVersion"]["slug"] = model
-    return data
 
 
 def _texts(row: dict[str, Any]) -> list[dict[str, Any]]:
@@ -75,15 +51,15 @@ def mixed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         (folder / path.name).write_bytes(path.read_bytes())
     for number in range(1, 7):
         model = "stub/model-b" if number % 2 else None
-        (folder / f"run{number}.run.json").write_text(json.dumps(_another_run(parent, number, model)))
+        (folder / f"run{number}.run.json").write_text(json.dumps(another_run(parent, number, model)))
     (folder / "same-as-run1.run.json").write_bytes((folder / "run1.run.json").read_bytes())
-    edited = _another_run(parent, 2)
+    edited = another_run(parent, 2)
     _texts(edited["subruns"][0])[2]["text"] = "Apple"
     (folder / "edited-run2.run.json").write_text(json.dumps(edited))
-    changed_prompt = _another_run(parent, 9)
+    changed_prompt = another_run(parent, 9)
     _texts(changed_prompt["subruns"][1])[1]["text"] += " "
     (folder / "changed-prompt.run.json").write_text(json.dumps(changed_prompt))
-    other_task = _another_run(parent, 10)
+    other_task = another_run(parent, 10)
     other_task["taskVersion"]["name"] = "some-other-task"
     (folder / "other-task.run.json").write_text(json.dumps(other_task))
     (folder / "broken.run.json").write_text('{"taskVersion": ')

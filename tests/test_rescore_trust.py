@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from hallubench.tooling.cli import main
 
 from spine_demo import built_demo_checkout
 from support.hosted import run_like_kaggle
+from support.run_copies import another_run
 
 pytest.importorskip("kaggle_benchmarks")
 
@@ -37,24 +38,8 @@ class Hosted:
     parent: dict[str, Any]
 
     def run(self, number: int) -> dict[str, Any]:
-        """Run `number` of the same model: the hosted run with other start times and conversation ids."""
-        data = copy.deepcopy(self.parent)
-        for node in _nodes(data):
-            if isinstance(node.get("startTime"), str):
-                node["startTime"] = node["startTime"].replace("Z", f"{number:03d}Z") if number else node["startTime"]
-            for conversation in node.get("conversations", []):
-                conversation["id"] = f"{conversation['id']}-{number}" if number else conversation["id"]
-        return data
-
-
-def _nodes(value: Any) -> Iterator[dict[str, Any]]:
-    if isinstance(value, dict):
-        yield value
-        for item in value.values():
-            yield from _nodes(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _nodes(item)
+        """Run `number` of the same model: the hosted run with other start times and conversation ids (0: itself)."""
+        return another_run(self.parent, number) if number else copy.deepcopy(self.parent)
 
 
 @pytest.fixture(scope="module")
