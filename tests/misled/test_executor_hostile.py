@@ -21,10 +21,8 @@ import importlib
 import json
 import os
 import secrets
-import socket
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,39 +33,14 @@ import pytest
 from hallubench.misled.data import Problem
 from hallubench.tooling.taskfile.reader import FrozenProtocol, read_task_file
 
+from support.tcp_counter import ConnectionCounter
+
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ROOT / "tests" / "data" / "misled" / "hostile"
 EXPECTED = json.loads((HOSTILE / "expected_v2.json").read_text(encoding="utf-8"))
 FILES = sorted(EXPECTED["files"])
 TIMEOUT_S = 2.0
 PATHS = ("cli", "task_file")
-
-
-class Listener:
-    """A real TCP server on 127.0.0.1 that counts the connections it accepts."""
-
-    def __init__(self) -> None:
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
-        self.accepted = 0
-        self.stop = False
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    def _serve(self) -> None:
-        while not self.stop:
-            try:
-                connection, _ = self.sock.accept()
-            except OSError:
-                continue
-            self.accepted += 1
-            connection.close()
-
-    def close(self) -> None:
-        self.stop = True
-        self.thread.join()
-        self.sock.close()
 
 
 def session_processes() -> set[int]:
@@ -111,12 +84,12 @@ class Batch:
 
 
 @pytest.fixture(scope="module")
-def outside(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str, Listener]]:
+def outside(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str, ConnectionCounter]]:
     marker = tmp_path_factory.mktemp("hostile-marker")
     (marker / "keep.txt").write_text("keep\n", encoding="ascii")
     (marker / "nested").mkdir()
     (marker / "nested" / "deep.txt").write_text("deep\n", encoding="ascii")
-    listener = Listener()
+    listener = ConnectionCounter()
     yield marker, secrets.token_hex(6), listener
     listener.close()
 
@@ -170,7 +143,7 @@ def _run_task_file(sources: dict[str, str], problem: Problem) -> dict[str, dict[
 
 @pytest.fixture(scope="module")
 def batches(
-    outside: tuple[Path, str, Listener],
+    outside: tuple[Path, str, ConnectionCounter],
     problems: dict[str, Problem],
     humanevalpack_path: Path,
     tmp_path_factory: pytest.TempPathFactory,
@@ -220,7 +193,7 @@ def test_no_hostile_test_is_effective_or_misled(batches: dict[str, Batch], path:
 @pytest.mark.slow
 @pytest.mark.parametrize("path", PATHS)
 def test_nothing_outside_the_working_path_changed(
-    batches: dict[str, Batch], path: str, outside: tuple[Path, str, Listener]
+    batches: dict[str, Batch], path: str, outside: tuple[Path, str, ConnectionCounter]
 ) -> None:
     batch = batches[path]
     assert batch.marker_after == batch.marker_before

@@ -9,8 +9,6 @@ per-item fallback for the files after it.
 
 from __future__ import annotations
 
-import socket
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,40 +21,17 @@ from hallubench.misled.data import Problem
 from hallubench.misled.sandbox import Limits, namespaces_available
 
 from support.processes import adopting_orphans, descendants
+from support.tcp_counter import ConnectionCounter
 
 HOSTILE = Path(__file__).resolve().parents[1] / "data" / "misled" / "hostile"
 LIMITS = Limits(item_timeout_s=3.0, startup_s=6.0)
 
 
-class _Listener:
-    """A real TCP server on 127.0.0.1 that records every connection it accepts."""
-
-    def __init__(self) -> None:
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
-        self.accepted = 0
-        self.stop = False
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    def _serve(self) -> None:
-        while not self.stop:
-            try:
-                connection, _ = self.sock.accept()
-            except OSError:
-                continue
-            self.accepted += 1
-            connection.close()
-
-
 @pytest.fixture(scope="module")
-def listener() -> Iterator[_Listener]:
-    server = _Listener()
+def listener() -> Iterator[ConnectionCounter]:
+    server = ConnectionCounter()
     yield server
-    server.stop = True
-    server.thread.join()
-    server.sock.close()
+    server.close()
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +40,7 @@ def marker(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def classified(problems: dict[str, Problem], listener: _Listener, marker: Path) -> Iterator[dict[str, Any]]:
+def classified(problems: dict[str, Problem], listener: ConnectionCounter, marker: Path) -> Iterator[dict[str, Any]]:
     files = sorted(HOSTILE.glob("*.py"))
     sources = [
         path.read_text(encoding="utf-8").replace("{PORT}", str(listener.port)).replace("{MARKER}", str(marker))
@@ -111,7 +86,7 @@ def test_fork_bomb_and_spawning_are_refused(classified: dict[str, Any]) -> None:
     assert kinds == {"test_forks": "SandboxViolation", "test_spawns": "SandboxViolation"}
 
 
-def test_network_is_unreachable(classified: dict[str, Any], listener: _Listener) -> None:
+def test_network_is_unreachable(classified: dict[str, Any], listener: ConnectionCounter) -> None:
     (test,) = _file(classified, "network").tests
     assert test["buggy"] == "fail"
     assert listener.accepted == 0
