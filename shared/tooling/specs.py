@@ -35,6 +35,17 @@ The hooks a version or benchmark may provide, each with its default; nothing is 
 - `run_options` (version, default none): settings a local run may change (`hallubench run --option
   NAME=VALUE`), passed to `play` as its third argument and written into every row.
 - `n_jobs` (version, default 1): rows kaggle-benchmarks plays at once.
+- `executes_model_code` (version, default off): `play` runs code the model wrote (misled-tests runs its
+  tests). The tooling then never calls that `play` on the host: `rescore`, `--scorer` and the
+  benchmark's own commands run it in the kernel-enforced jail (`tooling/jail/`), and every row
+  records the jail's layers. `executor_namespaces`: its executor makes fresh namespaces per program
+  version itself, so the jail lets it (and the executor refuses them to the code under test).
+- `machine_dependent` (version, default none): top-level row keys that describe the machine a row ran
+  on, not its score, left out when `rescore` compares rows; for frozen versions whose entry has no
+  `comparable` (misled-tests v1 records its isolation layers, which the jail changes).
+- `jail_inputs` (benchmark, default none): `"module:function"` of the tooling that returns, for a
+  list of cases, the files (environment variable -> bytes) a frozen executor reads inside the jail;
+  they are handed in as memory files, since nothing on the host is readable there.
 - `report` (benchmark, default none): `"module:function"` of the tooling that turns verified rows
   into the benchmark's own tables for `rescore` (`function(rows_by_model, **options) -> dict`).
 - `commands` (benchmark, default none): the tooling module whose `register(subparsers, name, aliases)`
@@ -78,6 +89,9 @@ class ProtocolSpec:
     comparable: bool = False
     prepare: bool = False
     run_options: tuple[RunOption, ...] = ()
+    executes_model_code: bool = False
+    executor_namespaces: bool = False
+    machine_dependent: tuple[str, ...] = ()
 
     @property
     def protocol_id(self) -> str:
@@ -124,6 +138,7 @@ class Benchmark:
     cli_aliases: tuple[str, ...] = ()
     commands: str | None = None
     report: str | None = None
+    jail_inputs: str | None = None
 
 
 class HookError(Exception):

@@ -12,6 +12,7 @@ BENCHMARKS = (
         cli_aliases=("misled",),
         commands="hallubench.tooling.commands.misled",
         report="hallubench.tooling.misled.report:rescore_report",
+        jail_inputs="hallubench.tooling.misled.jail_inputs:humanevalpack_rows",
         protocols=(
             ProtocolSpec(
                 benchmark="misled-tests",
@@ -27,6 +28,8 @@ BENCHMARKS = (
                     "(ISSTA 2026). Thinking off, 4,096-token cap."
                 ),
                 cases_factory="hallubench.misled.cases:v1_cases",
+                executes_model_code=True,
+                machine_dependent=("isolation",),
             ),
             ProtocolSpec(
                 benchmark="misled-tests",
@@ -46,6 +49,7 @@ BENCHMARKS = (
                 cases_factory="hallubench.misled.cases:v1_cases",
                 comparable=True,
                 prepare=True,
+                executes_model_code=True,
             ),
         ),
     ),
@@ -54,6 +58,7 @@ BENCHMARKS = (
         package="misled",
         summary="misled-tests with thinking on: its commands are misled-tests'",
         report="hallubench.tooling.misled.report:rescore_report",
+        jail_inputs="hallubench.tooling.misled.jail_inputs:humanevalpack_rows",
         protocols=(
             ProtocolSpec(
                 benchmark="misled-tests-thinking",
@@ -66,6 +71,8 @@ BENCHMARKS = (
                     "problem by problem."
                 ),
                 cases_factory="hallubench.misled.cases:v1_thinking_cases",
+                executes_model_code=True,
+                machine_dependent=("isolation",),
             ),
             ProtocolSpec(
                 benchmark="misled-tests-thinking",
@@ -83,6 +90,7 @@ BENCHMARKS = (
                 cases_factory="hallubench.misled.cases:v1_thinking_cases",
                 comparable=True,
                 prepare=True,
+                executes_model_code=True,
             ),
         ),
     ),

@@ -20,7 +20,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "re-render each prompt from the frozen task file, compare, re-score each reply and recompute the "
             "metrics. Exit codes: 0 all verified and agreeing; 5 a run file (or a row of one) could not be read; "
             "6 two different copies of one row (neither counted); 3 a prompt differs; 4 a score differs; "
-            "2 bad usage or nothing of this task found. With several problems the first code in the order "
+            "2 bad usage or nothing of this task found; 7 the task runs model-written code and this machine's "
+            "jail lacks a layer (nothing was executed). With several problems the first code in the order "
             "5, 6, 3, 4 wins; every problem is printed."
         ),
     )
@@ -64,12 +65,28 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--quiet", action="store_true", help="print only the problems, every one, one line each (on stderr)"
     )
+    add_jail_option(parser)
     parser.set_defaults(handler=run)
 
 
+def add_jail_option(parser: argparse.ArgumentParser) -> None:
+    """`--jail-without LAYER`: run model-written code in a jail lacking LAYER (refused by default)."""
+    from ..jail.policy import LAYERS
+
+    parser.add_argument(
+        "--jail-without",
+        action="append",
+        default=[],
+        metavar="LAYER",
+        help="accept a jail without LAYER (" + ", ".join(LAYERS) + ") where this machine lacks it; model-written "
+        "code (misled-tests) otherwise never runs without every layer; repeatable or comma-separated",
+    )
+
+
 def run(args: argparse.Namespace) -> int:
+    from ..jail.policy import JailRefused, parse_accepted
     from ..rescore.engine import rescore_runs
-    from ..rescore.exit_codes import exit_code
+    from ..rescore.exit_codes import EXIT_JAIL, exit_code
     from ..rescore.feed import RunFileFeed
     from ..rescore.newer import IncompatibleScorer
     from ..rescore.options import OptionError, check_overrides, parse_options
@@ -82,6 +99,11 @@ def run(args: argparse.Namespace) -> int:
 
     if args.jobs is not None and args.jobs < 1:
         print("error: --jobs must be at least 1", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        jail_accept = parse_accepted(args.jail_without)
+    except ValueError as exc:
+        print(f"error: --jail-without: {exc}", file=sys.stderr)
         return EXIT_USAGE
     missing = [path for path in args.paths if not Path(path).exists()]
     if missing:
@@ -124,7 +146,11 @@ def run(args: argparse.Namespace) -> int:
             spec=spec,
             newer_spec=newer_spec,
             option_overrides=overrides,
+            jail_accept=jail_accept,
         )
+    except JailRefused as refused:
+        print(f"error: {refused}", file=sys.stderr)
+        return EXIT_JAIL
     except (TaskNotFound, TaskFileError, IncompatibleScorer, HookError, OptionError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE

@@ -24,13 +24,15 @@ from typing import Any, TypeVar
 
 from ...hashing import sha256_text
 from ..contract_check import resolve_hooks
+from ..jail.policy import JailRefused
 from ..kaggle_runs.model import DictResult, NumericResult, Role, Run, RunResult, RunState
 from ..specs import HookError, ProtocolSpec
 from ..taskfile.reader import FrozenProtocol, TaskFile
 from .compare import differences
 from .newer import NewerScore, NewerScorer
-from .options import replay_options, with_options
-from .replay import LoggedMessage, PromptMismatch, ReplayConversation
+from .options import replay_options
+from .players import InProcessPlayer, JailedPlayer, player_for
+from .replay import LoggedMessage, PromptMismatch
 
 HEADLINE_TOLERANCE = 1e-9
 _R = TypeVar("_R")
@@ -63,6 +65,7 @@ class RowOutcome:
     conflict: str | None = None  # another copy of this very row differs from this one: neither counts
     mismatch: PromptMismatch | None = None  # where the prompt first differs, when that is the problem
     messages: list[LoggedMessage] | None = None  # the logged conversation, kept only when a report shows it
+    jail: dict[str, Any] | None = None  # the jail's layers when the row's `play` ran model code in one
 
     @property
     def counted(self) -> bool:
@@ -178,24 +181,28 @@ class Rescorer:
         spec: ProtocolSpec | None = None,
         newer_spec: ProtocolSpec | None = None,
         option_overrides: Mapping[str, str] | None = None,
+        jail_accept: frozenset[str] = frozenset(),
     ) -> None:
         self.task = task
         self.option_overrides = dict(option_overrides or {})
+        self.player: InProcessPlayer | JailedPlayer | None = None
         self.keep_messages = keep_messages
         self._texts: dict[str, str] = {}  # one copy of each kept text (the same prompt recurs for every model)
         self.newer = (
-            NewerScorer(newer, task, spec=newer_spec, option_overrides=self.option_overrides)
+            NewerScorer(newer, task, spec=newer_spec, option_overrides=self.option_overrides, jail_accept=jail_accept)
             if newer is not None
             else None
         )
         self.frozen = FrozenProtocol(task)
         try:  # the hooks its spec declares (prepared cases, comparable, run options), never guessed
             hooks = resolve_hooks(self.frozen.entry, task.cases, spec)
-        except HookError:
+            self.player = player_for(task, self.frozen, spec, hooks.cases, jail_accept=jail_accept)
+        except (HookError, JailRefused):
             self.close()
             raise
         self.cases = hooks.case_by_id()
         self._comparable = hooks.comparable
+        self._machine_keys = spec.machine_dependent if spec is not None else ()
         self.run_options = hooks.run_options
         self.report = RescoreReport(task=task, newer_task=newer)
         self._first_prompt_index: dict[str, str] | None = None
@@ -205,7 +212,11 @@ class Rescorer:
         self._in_stored_run = False
 
     def close(self) -> None:
-        self.frozen.close()
+        if self.player is not None:
+            self.player.close()
+        frozen = getattr(self, "frozen", None)
+        if frozen is not None:
+            frozen.close()
         if self.newer is not None:
             self.newer.close()
 
@@ -331,7 +342,8 @@ class Rescorer:
 
         def outcome(local: dict[str, Any], **fields: Any) -> RowOutcome:
             state = run.state.value
-            return RowOutcome(source, model, case_id, state, local_row=local, hosted_row=hosted, **fields)
+            jail = self.player.layers if self.player is not None else None
+            return RowOutcome(source, model, case_id, state, local_row=local, hosted_row=hosted, jail=jail, **fields)
 
         if problem is None and case_id is not None and run.cached and not messages:
             problem = "cached subrun: the run file holds no conversation to verify"
@@ -340,30 +352,21 @@ class Rescorer:
                 self.task.protocol_id, self.task.payload_sha256, case_id or "?", "unverified", problem
             )
             return outcome(local, problem=problem, problem_kind=ProblemKind.PROMPT)
-        replay = ReplayConversation(messages, self.frozen.model_call_error)
-        play = self.frozen.entry.play
         options = replay_options(self.run_options, hosted, self.option_overrides) if self.run_options else None
-        local = self._in_protocol(
-            partial(
-                rows.play_row,
-                play if options is None else with_options(play, options),
-                self.cases[case_id],
-                replay,
-                protocol_id=self.task.protocol_id,
-                payload_sha256=self.task.payload_sha256,
-            )
-        )
+        assert self.player is not None
+        played = self._in_protocol(partial(self.player.play, self.cases[case_id], messages, options))
+        local = played.row
         if options is not None:
             local["run_options"] = options  # as the task file's glue records them
-        mismatch = replay.mismatch
+        mismatch = played.mismatch
         ran_out = mismatch is not None and mismatch.logged_role is None
         hosted_failed = run.state is RunState.ERRORED or (hosted is not None and hosted.get("verdict") == "error")
         shown = None  # the mismatch that is this row's problem, for reports that show both texts
         if mismatch is not None and not (mismatch.logged_role is None and hosted_failed):
             problem = f"case {case_id}: {mismatch.describe()}"
             shown = mismatch
-        elif replay.leftover:
-            problem = f"case {case_id}: the run file holds {replay.leftover} more message(s) than the protocol sends"
+        elif played.leftover:
+            problem = f"case {case_id}: the run file holds {played.leftover} more message(s) than the protocol sends"
         kind = None if problem is None else ProblemKind.PROMPT
         if hosted is None:
             detail = (run.error_message or "row run returned no result")[-1500:]
@@ -380,7 +383,7 @@ class Rescorer:
         if self._comparable is not None:
             diffs = differences(self._comparable(local), self._comparable(hosted))
         else:
-            diffs = differences(local, hosted)
+            diffs = differences(_without(local, self._machine_keys), _without(hosted, self._machine_keys))
         return outcome(
             local,
             prompt_verified=True,
@@ -458,6 +461,11 @@ class Rescorer:
         return self.report
 
 
+def _without(row: dict[str, Any], keys: Sequence[str]) -> dict[str, Any]:
+    """The row without the keys its spec declares machine-dependent (none for most versions)."""
+    return {key: value for key, value in row.items() if key not in keys} if keys else row
+
+
 def _run_identity(run: Run) -> str:
     """What tells one run of a row from another: its start time and conversation ids (copies keep both).
 
@@ -508,6 +516,7 @@ def rescore_runs(
     spec: ProtocolSpec | None = None,
     newer_spec: ProtocolSpec | None = None,
     option_overrides: Mapping[str, str] | None = None,
+    jail_accept: frozenset[str] = frozenset(),
 ) -> RescoreReport:
     """Rescore loaded runs (each with a label naming its file) against `task`.
 
@@ -520,6 +529,7 @@ def rescore_runs(
     `spec` / `newer_spec`: the declarations of the frozen and the newer version (their hooks: prepared cases,
     `comparable`, run options); None for a task file no registry declares (every default). Each row is replayed
     under the run options it recorded, changed by `option_overrides` (`options.py`).
+    `jail_accept`: jail layers the user accepts missing (a version that runs model code replays in the jail).
     """
     rescorer = Rescorer(
         task,
@@ -528,6 +538,7 @@ def rescore_runs(
         spec=spec,
         newer_spec=newer_spec,
         option_overrides=option_overrides,
+        jail_accept=jail_accept,
     )
     try:
         with _results_kept_out_of_gc() as keep:

@@ -17,6 +17,7 @@ EXIT_PROMPT_MISMATCH = 3
 EXIT_SCORE_DISAGREES = 4
 EXIT_UNREADABLE = 5
 EXIT_CONFLICT = 6
+EXIT_JAIL = 7  # the task runs model-written code and the jail lacks a layer the user did not accept: nothing ran
 
 # Most serious first; the first kind present decides the exit code.
 PRECEDENCE = (EXIT_UNREADABLE, EXIT_CONFLICT, EXIT_PROMPT_MISMATCH, EXIT_SCORE_DISAGREES)

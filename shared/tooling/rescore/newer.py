@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..contract_check import resolve_hooks
+from ..jail.policy import JailRefused
 from ..specs import HookError, ProtocolSpec
 from ..taskfile.reader import FrozenProtocol, TaskFile
-from .options import replay_options, with_options
-from .replay import LoggedMessage, ReplayConversation
+from .options import replay_options
+from .players import player_for
+from .replay import LoggedMessage
 
 
 class IncompatibleScorer(ValueError):
@@ -45,6 +47,7 @@ class NewerScorer:
         *,
         spec: ProtocolSpec | None = None,
         option_overrides: Mapping[str, str] | None = None,
+        jail_accept: frozenset[str] = frozenset(),
     ) -> None:
         if _benchmark(task.protocol_id) != _benchmark(frozen.protocol_id):
             raise IncompatibleScorer(
@@ -57,13 +60,15 @@ class NewerScorer:
         self.protocol = FrozenProtocol(task)
         try:
             hooks = resolve_hooks(self.protocol.entry, task.cases, spec)
-        except HookError:
+            self.player = player_for(task, self.protocol, spec, hooks.cases, jail_accept=jail_accept)
+        except (HookError, JailRefused):
             self.protocol.close()
             raise
         self.run_options = hooks.run_options  # what the newer version declares
         self.cases = hooks.case_by_id()
 
     def close(self) -> None:
+        self.player.close()
         self.protocol.close()
 
     def score(
@@ -82,24 +87,17 @@ class NewerScorer:
         case = self.cases.get(case_id)
         if case is None:
             return NewerScore(None, f"case {case_id} is not in {self.task.protocol_id}")
-        replay = ReplayConversation(messages, self.protocol.model_call_error)
-        play = self.protocol.entry.play
         options = replay_options(self.run_options, hosted_row, self.option_overrides) if self.run_options else None
-        row: dict[str, Any] = self.protocol.rows.play_row(
-            play if options is None else with_options(play, options),
-            case,
-            replay,
-            protocol_id=self.task.protocol_id,
-            payload_sha256=self.task.payload_sha256,
-        )
+        played = self.player.play(case, messages, options)
+        row = played.row
         if options is not None:
             row["run_options"] = options
-        mismatch = replay.mismatch
+        mismatch = played.mismatch
         if mismatch is not None and mismatch.logged_role is not None:
             return NewerScore(None, f"{self.task.protocol_id} sends a different conversation: {mismatch.describe()}")
         if mismatch is not None and not log_ran_out:
             return NewerScore(None, f"{self.task.protocol_id} sends more messages than the run holds")
-        if replay.leftover:
+        if played.leftover:
             return NewerScore(None, f"{self.task.protocol_id} sends fewer messages than the run holds")
         return NewerScore(row)
 

@@ -205,6 +205,7 @@ def rescore_runs_parallel(
     spec: ProtocolSpec | None = None,
     newer_spec: ProtocolSpec | None = None,
     option_overrides: Mapping[str, str] | None = None,
+    jail_accept: frozenset[str] = frozenset(),
     jobs: int,
 ) -> RescoreReport:
     """`engine.rescore_runs` with the rows spread over `jobs` processes (this one included); the same report."""
@@ -213,6 +214,7 @@ def rescore_runs_parallel(
         "spec": spec,
         "newer_spec": newer_spec,
         "option_overrides": dict(option_overrides or {}),
+        "jail_accept": jail_accept,
     }
     rescorer = Rescorer(task, newer, **settings)
     report = rescorer.report

@@ -12,6 +12,7 @@ import json
 import math
 from typing import Any
 
+from ..jail.describe import describe_layers
 from .engine import ModelSummary, RescoreReport
 
 MAX_LISTED = 20
@@ -190,6 +191,7 @@ def to_text(report: RescoreReport, *, show_metrics: bool = True) -> str:
     problems = problem_lines(report)
     out.append("")
     out.extend(problems or ["every prompt verified and every score agrees"])
+    out.extend(f"model-written code ran in the jail: {line}" for line in jail_lines(report))
     if report.foreign_tasks:
         names = ", ".join(sorted(report.foreign_tasks))
         out.append(f"note: runs of other tasks ({names}) were left alone; rescore them with their own --task")
@@ -201,6 +203,15 @@ def to_text(report: RescoreReport, *, show_metrics: bool = True) -> str:
             out.extend(f"  {key}: {_fmt(value)}" for key, value in sorted(metrics.items()))
     out.extend(_newer_text(report))
     return "\n".join(out) + "\n"
+
+
+def jail_lines(report: RescoreReport) -> list[str]:
+    """Each different set of jail layers the rows' model code ran under (one line each, usually one)."""
+    seen: dict[str, None] = {}
+    for row in report.rows:
+        if row.jail is not None:
+            seen.setdefault(describe_layers(row.jail), None)
+    return list(seen)
 
 
 def _repeats(report: RescoreReport) -> str:
@@ -285,6 +296,7 @@ def to_json(report: RescoreReport) -> dict[str, Any]:
                         "differences": row.differences,
                         "row": row.local_row,
                         "mismatch": None if row.mismatch is None else vars(row.mismatch),
+                        "jail": row.jail,
                         **({"messages": [[m.role, m.text] for m in row.messages]} if row.messages is not None else {}),
                         **({"newer_row": row.newer.row, "newer_problem": row.newer.problem} if row.newer else {}),
                     }

@@ -1,0 +1,192 @@
+"""Fresh namespaces and a new, read-only root holding only what code under test may see.
+
+`enter` puts the calling process into new user, mount, IPC, network and UTS namespaces (and makes
+its next child the first process of a new PID namespace), with fixed ids inside (1000:1000, never
+root) mapped to the caller's own ids outside. `build_root` then makes an empty tmpfs the root:
+read-only, `noatime`, `nosuid`, `nodev` binds of the interpreter's and the system's library
+folders at their own paths, a few device files, and fresh tmpfs mounts for the scratch folders,
+so a second call starts from exactly the same state (the same inode numbers, no access times
+moving, nothing left by the first). Why by hand: these are `unshare`, `mount` and `pivot_root`,
+which the standard library does not wrap, in a module the executor embeds into task files.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import ConfinementError
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+FRESH = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWUTS | CLONE_NEWPID
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+MS_NOATIME, MS_NODIRATIME, MS_RELATIME = 1024, 2048, 1 << 21
+MNT_DETACH = 2
+PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
+INSIDE_UID = INSIDE_GID = 1000
+SYSTEM_DIRECTORIES = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin")
+SYSTEM_FILES = ("/etc/ld.so.cache",)
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+
+
+class Mounts:
+    """`unshare`, `mount`, `umount2` and `pivot_root`, raising ConfinementError naming the call."""
+
+    def __init__(self) -> None:
+        self._libc = ctypes.CDLL(None, use_errno=True)
+
+    def _check(self, result: int, what: str) -> None:
+        if result != 0:
+            number = ctypes.get_errno()
+            raise ConfinementError("namespaces", f"{what}: {os.strerror(number)}")
+
+    def unshare(self, flags: int) -> None:
+        self._check(self._libc.unshare(flags), "unshare")
+
+    def mount(self, source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+        encoded = [value.encode() if value is not None else None for value in (source, target, fstype, data)]
+        self._check(
+            self._libc.mount(encoded[0], encoded[1], encoded[2], ctypes.c_ulong(flags), encoded[3]), f"mount {target}"
+        )
+
+    def umount(self, target: str) -> None:
+        self._check(self._libc.umount2(target.encode(), MNT_DETACH), f"umount {target}")
+
+    def pivot_root(self, new_root: str, put_old: str) -> None:
+        number = PIVOT_ROOT.get(os.uname().machine)
+        if number is None:
+            raise ConfinementError("namespaces", f"pivot_root: unknown system call number on {os.uname().machine}")
+        self._check(self._libc.syscall(number, new_root.encode(), put_old.encode()), "pivot_root")
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w", encoding="ascii") as handle:
+        handle.write(text)
+
+
+def enter(flags: int = FRESH) -> None:
+    """Unshare `flags` (a new user namespace among them) and map 1000:1000 inside to this process's ids.
+
+    Raises ConfinementError when the kernel refuses; a process left in a user namespace without an
+    id map cannot go on, so call this in a child made for the purpose.
+    """
+    uid, gid = os.geteuid(), os.getegid()
+    libc = Mounts()
+    libc.unshare(flags)
+    if flags & CLONE_NEWUSER:
+        try:
+            _write("/proc/self/setgroups", "deny")
+            _write("/proc/self/uid_map", f"{INSIDE_UID} {uid} 1")
+            _write("/proc/self/gid_map", f"{INSIDE_GID} {gid} 1")
+        except OSError as exc:
+            raise ConfinementError("namespaces", f"id map: {exc}") from exc
+
+
+def kept_flags(path: str) -> int:
+    """The flags a read-only remount must keep (a user namespace may not clear locked ones)."""
+    found = os.statvfs(path).f_flag
+    flags = 0
+    for name, value in (
+        ("ST_NOSUID", MS_NOSUID),
+        ("ST_NODEV", MS_NODEV),
+        ("ST_NOEXEC", MS_NOEXEC),
+        ("ST_NOATIME", MS_NOATIME),
+        ("ST_NODIRATIME", MS_NODIRATIME),
+    ):
+        if found & getattr(os, name, 0):
+            flags |= value
+    return flags
+
+
+def mount_points_under(path: str) -> list[str]:
+    points = []
+    with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            fields = line.split()
+            if len(fields) > 4:
+                point = fields[4].replace("\\040", " ").replace("\\011", "\t").replace("\\134", "\\")
+                if point == path or point.startswith(path.rstrip("/") + "/"):
+                    points.append(point)
+    return points
+
+
+def outermost(paths: Iterable[str]) -> list[str]:
+    """Existing paths, resolved, without those lying under another one of them."""
+    resolved = sorted({os.path.realpath(path) for path in paths if os.path.exists(path)})
+    kept: list[str] = []
+    for path in resolved:
+        if not any(path == other or path.startswith(other.rstrip("/") + "/") for other in kept):
+            kept.append(path)
+    return kept
+
+
+@dataclass(frozen=True)
+class RootPlan:
+    """What the new root holds. `mount_point`: an existing empty directory to build it on."""
+
+    mount_point: str
+    read_only: Sequence[str]
+    scratch: Sequence[tuple[str, int]]  # (path inside the new root, size in bytes): a fresh tmpfs each
+    devices: Sequence[str] = DEVICES
+
+
+class _NewRoot:
+    def __init__(self, libc: Mounts, root: str) -> None:
+        self.libc, self.root = libc, root
+
+    def bind_read_only(self, source: str) -> None:
+        target = self.root + source
+        if os.path.isdir(source):
+            os.makedirs(target, exist_ok=True)
+        else:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "w", encoding="ascii"):
+                pass
+        self.libc.mount(source, target, None, MS_BIND | MS_REC)
+        for point in mount_points_under(target):
+            flags = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOATIME | kept_flags(point)
+            self.libc.mount(None, point, None, flags)
+
+    def mirror_link(self, path: str) -> None:
+        os.makedirs(os.path.dirname(self.root + path), exist_ok=True)
+        os.symlink(os.readlink(path), self.root + path)
+
+    def tmpfs(self, path: str, size: int) -> None:
+        os.makedirs(self.root + path, exist_ok=True)
+        self.libc.mount("tmpfs", self.root + path, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},mode=0755")
+
+
+def build_root(plan: RootPlan) -> dict[str, Any]:
+    """Pivot into a new root built from `plan` (call after `enter`); returns what it holds."""
+    libc = Mounts()
+    root = plan.mount_point
+    libc.mount(None, "/", None, MS_REC | MS_PRIVATE)
+    libc.mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=4m,mode=0755")
+    new = _NewRoot(libc, root)
+    system = [path for path in SYSTEM_DIRECTORIES if os.path.isdir(path) and not os.path.islink(path)]
+    bound = outermost([*system, *plan.read_only])
+    for path in bound:
+        new.bind_read_only(path)
+    for path in SYSTEM_DIRECTORIES:
+        if os.path.islink(path):
+            new.mirror_link(path)
+    for path in (*SYSTEM_FILES, *plan.devices):
+        if os.path.exists(path) and not os.path.exists(root + path):
+            new.bind_read_only(path)
+    for path, size in plan.scratch:
+        new.tmpfs(path, size)
+    os.makedirs(root + "/.old", exist_ok=True)
+    libc.mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    libc.pivot_root(root, root + "/.old")
+    os.chdir("/")
+    libc.umount("/.old")
+    return {"read_only": bound, "scratch": [path for path, _ in plan.scratch], "proc": False}
