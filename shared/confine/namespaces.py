@@ -3,7 +3,7 @@
 `enter` puts the calling process into new user, mount, IPC, network and UTS namespaces (and makes
 its next child the first process of a new PID namespace), with fixed ids inside (1000:1000, never
 root) mapped to the caller's own ids outside. `build_root` then makes an empty tmpfs the root:
-read-only, `noatime`, `nosuid`, `nodev` binds of the interpreter's and the system's library
+read-only (so no access time moves), `nosuid`, `nodev` binds of the interpreter's and the system's library
 folders at their own paths, a few device files, and fresh tmpfs mounts for the scratch folders,
 so a second call starts from exactly the same state (the same inode numbers, no access times
 moving, nothing left by the first). Why by hand: these are `unshare`, `mount` and `pivot_root`,
@@ -101,6 +101,7 @@ def kept_flags(path: str) -> int:
         ("ST_NOEXEC", MS_NOEXEC),
         ("ST_NOATIME", MS_NOATIME),
         ("ST_NODIRATIME", MS_NODIRATIME),
+        ("ST_RELATIME", MS_RELATIME),
     ):
         if found & getattr(os, name, 0):
             flags |= value
@@ -131,11 +132,18 @@ def outermost(paths: Iterable[str]) -> list[str]:
 
 @dataclass(frozen=True)
 class RootPlan:
-    """What the new root holds. `mount_point`: an existing empty directory to build it on."""
+    """What the new root holds. `mount_point`: an existing empty directory to build it on.
+
+    `read_only` paths are bound first; each `hidden` folder (inside one of them) is then covered by
+    an empty read-only tmpfs, and the `read_only_late` paths are bound after that, so a package can
+    be shown from inside a hidden folder without the rest of it.
+    """
 
     mount_point: str
     read_only: Sequence[str]
     scratch: Sequence[tuple[str, int]]  # (path inside the new root, size in bytes): a fresh tmpfs each
+    hidden: Sequence[str] = ()
+    read_only_late: Sequence[str] = ()
     devices: Sequence[str] = DEVICES
 
 
@@ -143,17 +151,19 @@ class _NewRoot:
     def __init__(self, libc: Mounts, root: str) -> None:
         self.libc, self.root = libc, root
 
-    def bind_read_only(self, source: str) -> None:
+    def bind_read_only(self, source: str, device: bool = False) -> None:
         target = self.root + source
         if os.path.isdir(source):
             os.makedirs(target, exist_ok=True)
-        else:
+        elif not os.path.exists(target):
             os.makedirs(os.path.dirname(target), exist_ok=True)
             with open(target, "w", encoding="ascii"):
                 pass
         self.libc.mount(source, target, None, MS_BIND | MS_REC)
         for point in mount_points_under(target):
-            flags = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOATIME | kept_flags(point)
+            # Read-only is what keeps access times still (no atime is written through a read-only mount); the
+            # atime flags themselves are locked in a user namespace and are kept as they are.
+            flags = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | (0 if device else MS_NODEV) | kept_flags(point)
             self.libc.mount(None, point, None, flags)
 
     def mirror_link(self, path: str) -> None:
@@ -179,9 +189,20 @@ def build_root(plan: RootPlan) -> dict[str, Any]:
     for path in SYSTEM_DIRECTORIES:
         if os.path.islink(path):
             new.mirror_link(path)
-    for path in (*SYSTEM_FILES, *plan.devices):
+    for path in SYSTEM_FILES:
         if os.path.exists(path) and not os.path.exists(root + path):
             new.bind_read_only(path)
+    for path in plan.devices:  # character devices: a read-only bind still writes to /dev/null
+        if os.path.exists(path) and not os.path.exists(root + path):
+            new.bind_read_only(path, device=True)
+    hidden = [path for path in plan.hidden if os.path.isdir(root + path)]
+    for path in hidden:
+        new.tmpfs(path, 1 << 20)
+    for path in plan.read_only_late:
+        if os.path.exists(path):
+            new.bind_read_only(path)
+    for path in hidden:
+        libc.mount(None, root + path, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
     for path, size in plan.scratch:
         new.tmpfs(path, size)
     os.makedirs(root + "/.old", exist_ok=True)
@@ -189,4 +210,4 @@ def build_root(plan: RootPlan) -> dict[str, Any]:
     libc.pivot_root(root, root + "/.old")
     os.chdir("/")
     libc.umount("/.old")
-    return {"read_only": bound, "scratch": [path for path, _ in plan.scratch], "proc": False}
+    return {"read_only": bound, "hidden": hidden, "scratch": [path for path, _ in plan.scratch], "proc": False}

@@ -1,7 +1,8 @@
-"""misled-tests v2: classify each collected test item by what it does on the buggy and the fixed program.
+"""misled-tests v3: classify each collected test item by what it does on the buggy and the fixed program.
 
 The rules are v1's (`classify.py` keeps its own copy, embedded in the frozen v1 task files); the
-items now run in the v2 executor (`executor/`), and a file records how its server was contained.
+items run in the executor (`executor/`), and a file records how each version was contained and
+what the tripwire in its test processes refused.
 
 * effective: not a pass on buggy (fail, error or timeout), pass on fixed: it catches the bug;
 * misled: pass on buggy, not a pass on fixed: it enshrines the bug;
@@ -88,7 +89,8 @@ def job_for(problem: Problem, test_source: str) -> tuple[Job, list[dict[str, Any
 def combine(problem: str, result: JobResult, renames: list[dict[str, Any]]) -> FileClassification:
     """One file's classification from its per-version results."""
     versions = result.versions
-    found = FileClassification(problem, renames=renames, version_order=list(result.order), isolation=result.isolation)
+    isolation = {**result.isolation, "versions": {name: versions[name].layers for name in VERSIONS}}
+    found = FileClassification(problem, renames=renames, version_order=list(result.order), isolation=isolation)
     for version in VERSIONS:
         found.notes.extend(f"{version}: {note}" for note in versions[version].notes)
     failed = [version for version in VERSIONS if versions[version].harness_error is not None]
@@ -112,18 +114,22 @@ def combine(problem: str, result: JobResult, renames: list[dict[str, Any]]) -> F
     for node in nodes:
         buggy = versions["buggy"].items.get(node, _NOT_COLLECTED)
         fixed = versions["fixed"].items.get(node, _NOT_COLLECTED)
-        found.tests.append(
-            {
-                "id": node,
-                "buggy": buggy.outcome,
-                "fixed": fixed.outcome,
-                "outcome": classify_pair(buggy.outcome, fixed.outcome),
-                "buggy_kind": buggy.kind,
-                "fixed_kind": fixed.kind,
-                "buggy_detail": buggy.detail[:300],
-                "fixed_detail": fixed.detail[:300],
-            }
-        )
+        test: dict[str, Any] = {
+            "id": node,
+            "buggy": buggy.outcome,
+            "fixed": fixed.outcome,
+            "outcome": classify_pair(buggy.outcome, fixed.outcome),
+            "buggy_kind": buggy.kind,
+            "fixed_kind": fixed.kind,
+            "buggy_detail": buggy.detail[:300],
+            "fixed_detail": fixed.detail[:300],
+        }
+        tripped = {
+            version: list(item.tripped) for version, item in (("buggy", buggy), ("fixed", fixed)) if item.tripped
+        }
+        if tripped:
+            test["tripped"] = tripped  # what the tripwire refused (informative: the kernel is the boundary)
+        found.tests.append(test)
     return found
 
 

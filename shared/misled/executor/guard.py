@@ -1,10 +1,11 @@
-"""The audit policy of a sandboxed test process: one permanent hook, no off switch, no secret.
+"""The audit policy of a test process: one permanent hook, no off switch, a tripwire that records.
 
-The version process installs it before it imports the test file; every item process inherits it.
-A PEP 578 hook cannot be removed, and this one keeps its whole state in a closure that nothing
-reachable from test code refers to (not `__main__`, not a module global, not a frame local: the
-function that builds it returns nothing that holds it). It decides on every audited route to the
-file system, to processes, to native code and to the interpreter's own machinery:
+misled-tests v3: this hook is not the boundary. The kernel is (fresh namespaces per program version,
+Landlock, a seccomp filter, limits: `version.py`), and the harness never runs in a process that ran
+test code. The hook keeps the semantics a test sees the same on every machine (a write outside the
+working directory fails whether or not the kernel there offers Landlock) and records what it refused,
+so a row shows what a test tried. It is installed in each item process (and the collector) before
+the test file is imported, and decides on every audited route:
 
 * files: writes only inside the working directory, reads only there and in the interpreter's own
   library folders (plus /dev/null and friends); no directory descriptor outside the working
@@ -16,11 +17,6 @@ file system, to processes, to native code and to the interpreter's own machinery
   objects, `gc` object search, further audit hooks, or replacing the harness's own functions' code
   and defaults.
 
-The harness's few privileged calls are recognised by *where* they are made, never by a flag that
-could be flipped: forking an item only from one line of the version process's main frame (that
-frame object, which test code cannot recreate), killing an item only from one line of the waiting
-function called from that frame, and claiming a pass only from `items.claim` called on one line of
-`items.run_item` called from that frame; that line is reached only after the test function returned.
 Routes that raise no audit event at all are closed by `lockdown.py`.
 """
 
@@ -32,7 +28,7 @@ import posix
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import CodeType, FrameType, FunctionType
+from types import FrameType, FunctionType
 from typing import Any
 
 from .paths import make_path_tools
@@ -50,7 +46,6 @@ _LOADER_TYPES = (_bootstrap_external.SourceFileLoader, _bootstrap_external.Sourc
 _GET_DATA = _bootstrap_external.FileLoader.get_data
 _GET_FILENAME = _bootstrap_external.FileLoader.get_filename
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-CLAIM_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL
 HARNESS_FILENAME_PREFIX = "<_hb_sandbox/"
 
 DENIED_PREFIXES = (
@@ -153,42 +148,13 @@ class Rules:
     work: str
     read_roots: tuple[str, ...]
     readable_files: tuple[str, ...]
-    pass_dir: str
-    may_kill_all: bool  # the version process is alone in a PID namespace with its items
 
 
-@dataclass(frozen=True)
-class Sites:
-    """The harness's privileged call sites: a frame object and (code, line) pairs."""
-
-    main_frame: FrameType
-    fork_line: int
-    cleanup_line: int
-    wait_code: CodeType
-    kill_line: int
-    run_item_code: CodeType
-    claim_line: int
-    claim_code: CodeType
+TRIPPED_LIMIT = 20
 
 
-def marked_line(code: CodeType, name: str) -> int:
-    """The one line of `code` that loads `name` (a local alias of a privileged call)."""
-    import dis
-
-    lines = {
-        instruction.positions.lineno
-        for instruction in dis.get_instructions(code)
-        if instruction.opname.startswith("LOAD_") and instruction.argval == name and instruction.positions
-    }
-    if len(lines) != 1 or None in lines:
-        raise ValueError(f"{code.co_name}: expected one line loading {name!r}, found {sorted(map(str, lines))}")
-    (line,) = lines
-    assert line is not None
-    return line
-
-
-def make_hook(rules: Rules, sites: Sites) -> Callable[[str, tuple[Any, ...]], None]:
-    """The audit hook for one version process (see the module docstring); add it with sys.addaudithook.
+def make_hook(rules: Rules) -> tuple[Callable[[str, tuple[Any, ...]], None], Callable[[], list[str]]]:
+    """The audit hook for one test process, and a function returning what it refused so far (a copy).
 
     Every name the hook uses is bound here, as a cell of its closure: test code can reach this
     module's globals and the builtins through the frames of harness functions, never these cells.
@@ -211,17 +177,18 @@ def make_hook(rules: Rules, sites: Sites) -> Callable[[str, tuple[Any, ...]], No
         _WITH_FRAMES_REMOVED,
     )
     loader_types, own_get_data, own_get_filename = _LOADER_TYPES, _GET_DATA, _GET_FILENAME
-    write_flags, claim_flags, not_cloexec = _WRITE_FLAGS, CLAIM_FLAGS, ~os.O_CLOEXEC
-    work, pass_dir, read_roots = rules.work, rules.pass_dir, rules.read_roots
-    readable_files, may_kill_all = rules.readable_files, rules.may_kill_all
-    main_frame, fork_line, cleanup_line = sites.main_frame, sites.fork_line, sites.cleanup_line
-    wait_code, kill_line, run_item_code = sites.wait_code, sites.kill_line, sites.run_item_code
-    claim_line, claim_code = sites.claim_line, sites.claim_code
+    write_flags = _WRITE_FLAGS
+    work, read_roots, readable_files = rules.work, rules.read_roots, rules.readable_files
+    tripped: list[str] = []
+    record, limit = tripped.append, TRIPPED_LIMIT
 
     def violation(event: str, detail: object = "") -> SandboxViolation:
         # Only text is shown, never the repr of an object test code made (it would run test code here).
         shown = detail[:200] if exact(detail) is text_type else ""  # type: ignore[index]
-        return violation_type(f"sandbox: {event} {shown} is not allowed in tests".replace("  ", " "))
+        text = f"{event} {shown}".strip()
+        if length(tripped) < limit:
+            record(text[:200])
+        return violation_type(f"sandbox: {text} is not allowed in tests")
 
     def shown(raw: object) -> str:
         text = text_of(raw)
@@ -265,32 +232,11 @@ def make_hook(rules: Rules, sites: Sites) -> Callable[[str, tuple[Any, ...]], No
         if not readable(target_of(event, raw)):
             raise violation(event, shown(raw))
 
-    def claim_allowed(target: str, flags: int, caller: FrameType) -> bool:
-        if caller.f_code is not claim_code:
-            return False
-        runner = caller.f_back
-        if runner is None or runner.f_code is not run_item_code or runner.f_back is not main_frame:
-            return False
-        if runner.f_lineno != claim_line:
-            return False
-        name = target[length(pass_dir) + 1 :]
-        return (
-            target.startswith(pass_dir + "/")
-            and name.isdigit()
-            and name.isascii()
-            and exact(flags) is int_type
-            and (flags & not_cloexec) == claim_flags
-        )
-
     def on_open(event: str, args: tuple[Any, ...]) -> None:
         raw, mode, flags = args[0], args[1], args[2]
         if exact(raw) is int_type:
             return  # an open descriptor, obtained through this policy
         target = target_of(event, raw)
-        if inside(target, pass_dir):
-            if claim_allowed(target, flags, getframe(2)):
-                return
-            raise violation(event, shown(raw))
         wants_write = (exact(mode) is text_type and ("w" in mode or "a" in mode or "x" in mode or "+" in mode)) or (
             exact(flags) is int_type and truth(flags & write_flags)
         )
@@ -299,28 +245,20 @@ def make_hook(rules: Rules, sites: Sites) -> Callable[[str, tuple[Any, ...]], No
                 return
             raise violation(event, shown(raw))
         if not readable(target):
+            if inside(target, work) and target.endswith(".pyc"):  # the import system looking for bytecode
+                raise violation_type(f"sandbox: {event} of bytecode in the working directory is not allowed")
             raise violation(event, shown(raw))
         if not inside(target, work) and is_directory(target):
             raise violation(event, f"{shown(raw)} (a directory descriptor outside the working directory)")
 
     def on_fork(event: str, args: tuple[Any, ...]) -> None:
-        caller = getframe(2)
-        if caller is main_frame and caller.f_lineno == fork_line:
-            return
         raise violation(event)
 
     def on_kill(event: str, args: tuple[Any, ...]) -> None:
         pid = args[0]
-        if exact(pid) is not int_type:
-            raise violation(event)
-        if pid == getpid():
+        if exact(pid) is int_type and pid == getpid():
             return
-        caller = getframe(2)
-        if pid > 0 and caller.f_code is wait_code and caller.f_back is main_frame and caller.f_lineno == kill_line:
-            return
-        if may_kill_all and pid == -1 and caller is main_frame and caller.f_lineno == cleanup_line:
-            return
-        raise violation(event, f"(to process {pid})")
+        raise violation(event, f"(to process {pid})" if exact(pid) is int_type else "")
 
     def on_import(event: str, args: tuple[Any, ...]) -> None:
         name = args[0]
@@ -490,4 +428,7 @@ def make_hook(rules: Rules, sites: Sites) -> Callable[[str, tuple[Any, ...]], No
         elif event in denied_events or event.startswith(denied_prefixes):
             raise violation(event)
 
-    return hook
+    def tripped_so_far() -> list[str]:
+        return list(tripped)
+
+    return hook, tripped_so_far

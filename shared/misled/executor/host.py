@@ -1,4 +1,4 @@
-"""The host side of the v2 executor: start sandbox servers, feed them one version at a time, gather results.
+"""The executor's host side (misled-tests v3): start sandbox servers, feed them versions, gather results.
 
 `run_jobs` runs every collected item of every job (a test file and its program versions) on each
 version and never raises for anything a test does. Work is spread over `workers` servers (one
@@ -30,10 +30,25 @@ from types import ModuleType
 from typing import Any
 
 from ... import embedding
-from . import guard, items, lockdown, namespaces, paths, server, version, wire
+from ...confine import errors, landlock, privileges, seccomp
+from ...confine import namespaces as confine_namespaces
+from . import guard, items, lockdown, paths, server, version, wire
 
 OUTCOMES = ("pass", "fail", "error", "timeout")
-SANDBOX_MODULES: tuple[ModuleType, ...] = (wire, paths, guard, lockdown, namespaces, items, version, server)
+SANDBOX_MODULES: tuple[ModuleType, ...] = (
+    errors,
+    privileges,
+    landlock,
+    seccomp,
+    confine_namespaces,
+    wire,
+    paths,
+    guard,
+    lockdown,
+    items,
+    version,
+    server,
+)
 BOOT = """\
 import os
 import sys
@@ -63,7 +78,7 @@ def _hb_boot():
     loader = {"__name__": "_hb_loader"}
     exec(compile(payload["loader"], "<_hb_sandbox/embedding.py>", "exec"), loader)
     finder = loader["EmbeddedModules"]("_hb_sandbox", payload["modules"])
-    entry = finder.load("server")
+    entry = finder.load("misled.executor.server")
     finder.uninstall()
     return entry.main(payload)
 
@@ -94,6 +109,7 @@ class ItemResult:
     detail: str = ""
     duration_s: float = 0.0
     rerun_alone: bool = False
+    tripped: tuple[str, ...] = ()  # what the tripwire in the test process refused
 
 
 @dataclass
@@ -106,6 +122,7 @@ class VersionResult:
     harness_error: str | None = None
     items: dict[str, ItemResult] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    layers: dict[str, Any] = field(default_factory=dict)  # the version's own instance and layers
 
 
 @dataclass(frozen=True)
@@ -145,7 +162,8 @@ def _module_source(module: ModuleType) -> str:
 
 
 def _sandbox_sources() -> dict[str, str]:
-    return {module.__name__.rsplit(".", 1)[-1] + ".py": _module_source(module) for module in SANDBOX_MODULES}
+    """Each module's source under its path below the package root (`misled/executor/server.py`, `confine/...`)."""
+    return {"/".join(module.__name__.split(".")[1:]) + ".py": _module_source(module) for module in SANDBOX_MODULES}
 
 
 def _environment(root: str) -> dict[str, str]:
@@ -171,8 +189,6 @@ class _Session:
         self.root = os.path.realpath(tempfile.mkdtemp(prefix="hallubench-misled-v2-"))
         self.groups: set[int] = set()
         config = {
-            "run_root": self.root,
-            "sandbox": self.root + "/sandbox",
             "item_timeout_s": limits.item_timeout_s,
             "memory_bytes": limits.memory_bytes,
             "file_size_bytes": limits.file_size_bytes,
@@ -272,6 +288,8 @@ class _Session:
                 result.collection_error = str(record.get("detail", "collection error"))
             elif kind == "note":
                 result.notes.append(str(record.get("text", "")))
+            elif kind == "version_layers" and isinstance(record.get("layers"), dict):
+                result.layers = dict(record["layers"])
             elif kind == "item":
                 outcome = str(record.get("outcome"))
                 node = str(record.get("node"))
@@ -282,6 +300,7 @@ class _Session:
                     detail=str(record.get("detail", "")),
                     duration_s=float(record.get("duration_s", 0.0) or 0.0),
                     rerun_alone=bool(record.get("rerun_alone", False)),
+                    tripped=tuple(str(event) for event in record.get("tripped") or () if isinstance(event, str)),
                 )
 
     def close(self) -> None:

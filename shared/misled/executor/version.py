@@ -1,268 +1,312 @@
-"""The version process: one program version, one test file, each selected item in a process of its own.
+"""One program version of one test file, in an instance of its own that nothing else can see or reach.
 
-Forked from the server, which has pytest imported and configured but has never run test code. Before
-it imports the test file it drops every descriptor but its results pipe (stdin, stdout and stderr
-become /dev/null), enters the working directory with the fixed environment, sets its limits, turns
-the cyclic collector off, replaces the unaudited routes (`lockdown.py`) and adds the audit hook
-(`guard.py`). Then it collects the file and forks once per item; an item gets `item_timeout_s` of
-wall time, enforced here from outside the item, then SIGKILL.
+Forked from the server (which has pytest imported and configured, and has never run test code):
 
-Everything this process reports can be forged by the test file it imported, and that is fine: it
-only ever reports failures and timing. A pass exists only as the item's pass file, which the server
-reads itself; what the test file could forge here would be the outcome of its own items on this
-version, which it decides anyway by what its tests do.
+1. **A fresh instance.** Where the kernel allows it, this process enters new user, mount, IPC,
+   network and UTS namespaces (ids 1000:1000 inside, never root) and makes its next child the
+   first process of a new PID namespace; it pivots into a new root holding only read-only,
+   `noatime` views of the interpreter and system libraries and a brand-new tmpfs at the working
+   path. So every version starts from the same state: the same paths, the same inode numbers, no
+   access time or cache state moved by the other version (the page-cache calls are refused too),
+   nothing a previous run wrote, no IPC object, no process. Where it does not (a container without
+   user namespaces, as hosted runs may be), the working directory is a new one on the server's
+   temporary folder, and the row records that the channels through it are open.
+2. **Layers for good.** The version's first process drops every capability, then takes Landlock
+   (reads the view, writes the working directory only, executes nothing, no TCP, signals scoped) and
+   the inner seccomp filter (no exec, no new namespaces, no ptrace, mount, bpf, io_uring, SysV IPC,
+   keyctl, perf or page-cache calls), each where the kernel offers it, and records which.
+3. **A harness that never runs test code.** That first process only forks: one test process that
+   collects the file and reports its items, then one test process per item (`items.py`), each
+   under a Landlock domain of its own, killed at its deadline. A test file can therefore reach no
+   harness object or callback, signal no process but its own, and see nothing of another file.
+
+The records sent to the server are the v2 ones (`collected`, `item`, `done`), so the server and host
+read a version the same way.
 """
 
 from __future__ import annotations
 
-import gc
+import contextlib
 import os
-import resource
 import select
-import sys
-import tempfile
+import signal
 import time
 from dataclasses import dataclass
 from typing import Any
 
+from ...confine import landlock, namespaces, privileges, seccomp
+from ...confine.errors import ConfinementError
 from . import guard, lockdown
-from .items import claim, run_item
+from .items import ItemPlan, run_test_process
 from .wire import parse, send
 
 DETAILS_LIMIT = 1 << 16
-_PIDFD_OPEN = getattr(os, "pidfd_open", None)  # bound before the lockdown replaces it
-
-
-@dataclass(frozen=True)
-class Lines:
-    """The line numbers of the privileged call sites (computed once by the server)."""
-
-    fork: int
-    cleanup: int
-    kill: int
-    claim: int
+FIXED_TIME = 946684800  # 2000-01-01: every file of every version carries the same timestamps
+PR_SET_PDEATHSIG = 1
 
 
 @dataclass(frozen=True)
 class VersionPlan:
-    """All a version process needs, prepared by the server before the fork."""
+    """All a version needs, prepared by the server before the fork."""
 
     session: Any
     collection_errors: Any
     results_fd: int
     work: str
+    mount_point: str  # an empty folder of the server's to build the new root on
     test_file: str
+    files: dict[str, str]
     select: tuple[str, ...] | None
     item_timeout_s: float
     memory_bytes: int
     file_size_bytes: int
+    workdir_bytes: int
     environment: dict[str, str]
-    rules: guard.Rules
+    read_roots: tuple[str, ...]
+    root_binds: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]  # bound, hidden, bound after (server.py)
     lockdown: lockdown.Plan
-    lines: Lines
+    namespaces: bool  # try the fresh instance (off: the working directory alone, as without user namespaces)
 
 
-class CollectionErrors:
-    """A pytest plugin (registered by the server) keeping collection failures."""
+def _die_with_parent() -> None:
+    import ctypes
 
-    def __init__(self) -> None:
-        self.messages: list[str] = []
-
-    def pytest_collectreport(self, report: Any) -> None:
-        if report.failed:
-            self.messages.append(f"{report.nodeid or '<module>'}: {str(report.longrepr)[-3000:]}")
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
-def _describe_status(status: int) -> str:
-    if os.WIFSIGNALED(status):
-        return f"crashed: killed by signal {os.WTERMSIG(status)}, no result"
-    return f"crashed: exit status {os.waitstatus_to_exitcode(status)} without a result"
+def _write_files(work: str, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = os.path.join(work, name)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.utime(path, (FIXED_TIME, FIXED_TIME))
+    os.mkdir(work + "/tmp")
+    for folder in (work + "/tmp", work):
+        os.utime(folder, (FIXED_TIME, FIXED_TIME))
 
 
-def _exit_watch(pid: int, open_pidfd: Any) -> int | None:
-    """A descriptor that becomes readable when the item exits (None where pidfds are missing)."""
+def _fresh_instance(plan: VersionPlan, layers: dict[str, Any]) -> bool:
+    """Enter new namespaces and the new root; False (with the reason recorded) where the kernel refuses."""
+    if not plan.namespaces:
+        layers["failures"].append("namespaces not requested")
+        return False
     try:
-        fd = open_pidfd(pid)
-    except (AttributeError, OSError, TypeError):
-        return None
-    return fd if isinstance(fd, int) else None
+        namespaces.enter(namespaces.FRESH)
+    except ConfinementError as exc:
+        layers["failures"].append(str(exc))
+        if "id map" in exc.detail:  # stuck in a user namespace without ids: this process cannot go on
+            raise
+        return False
+    binds, hidden, late = plan.root_binds
+    root_plan = namespaces.RootPlan(
+        mount_point=plan.mount_point,
+        read_only=binds,
+        hidden=hidden,
+        read_only_late=late,
+        scratch=[(plan.work, plan.workdir_bytes)],
+    )
+    namespaces.build_root(root_plan)
+    layers.update(
+        user_namespace=True,
+        mount_namespace=True,
+        ipc_namespace=True,
+        network_namespace=True,
+        uts_namespace=True,
+        pid_namespace=True,
+        read_only_root=True,
+        workdir="fresh tmpfs",
+    )
+    return True
 
 
-def wait_item(
-    pid: int,
-    read_fd: int,
-    timeout_s: float,
-    _kill: Any = os.kill,
-    _waitpid: Any = os.waitpid,
-    _select: Any = select.select,
-    _read: Any = os.read,
-    _close: Any = os.close,
-    _pidfd_open: Any = _PIDFD_OPEN,
-    _monotonic: Any = time.monotonic,
-    _sleep: Any = time.sleep,
-) -> dict[str, Any]:
-    """Collect an item's details until it exits; kill it at the deadline (the line loading `_kill`).
+def _own_layers(plan: VersionPlan, layers: dict[str, Any]) -> None:
+    """Capabilities, Landlock and the inner seccomp filter on the version's first process, for good."""
+    with contextlib.suppress(ConfinementError):
+        privileges.drop_capabilities()
+    layers["capabilities"] = f"{privileges.effective_capabilities():#x}"
+    rules = landlock.Policy(
+        read=("/",)
+        if layers.get("read_only_root")
+        else (*plan.read_roots, *namespaces.SYSTEM_DIRECTORIES, *namespaces.SYSTEM_FILES),
+        write=(plan.work,),
+        devices=namespaces.DEVICES,
+        tcp_connect=(),
+        tcp_bind=(),
+        scope=True,
+    )
+    try:
+        layers["landlock"] = landlock.restrict(rules).as_dict()
+    except ConfinementError as exc:
+        layers["landlock"] = None
+        layers["failures"].append(str(exc))
+    try:
+        layers["seccomp"] = seccomp.install(seccomp.INNER).as_dict()
+    except ConfinementError as exc:
+        layers["seccomp"] = None
+        layers["failures"].append(str(exc))
+    privileges.set_no_new_privs()
 
-    The exit is awaited on a pidfd (bound here before any lockdown), else polled.
-    """
-    deadline = _monotonic() + timeout_s
+
+def _own_domain() -> None:
+    """A test process's own Landlock domain: it may signal nothing outside itself (its harness included)."""
+    with contextlib.suppress(ConfinementError):
+        landlock.restrict(landlock.Policy(restrict_files=False, tcp_connect=None, tcp_bind=None, scope=True))
+
+
+def _wait(pid: int, read_fd: int, timeout_s: float) -> dict[str, Any] | None:
+    """The first record a test process sent; None when it sent none. Killed at the deadline."""
+    deadline = time.monotonic() + timeout_s
     data = bytearray()
-    watch = _exit_watch(pid, _pidfd_open)
     eof = False
-    status: int | None = None
-    while status is None:
-        remaining = deadline - _monotonic()
-        if remaining <= 0:
+    while not eof and b"\n" not in data:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not select.select([read_fd], [], [], remaining)[0]:
             break
-        waiting = ([] if eof else [read_fd]) + ([] if watch is None else [watch])
-        if waiting:
-            ready, _, _ = _select(waiting, [], [], remaining)
-            if not ready:
-                break
-            if read_fd in ready:
-                chunk = _read(read_fd, DETAILS_LIMIT)
-                if not chunk:
-                    eof = True
-                elif len(data) < DETAILS_LIMIT:
-                    data += chunk
-            if watch is not None and watch not in ready:
-                continue
-            if watch is None and not eof:
-                continue
-        done, found = _waitpid(pid, os.WNOHANG)
-        if done:
-            status = found
-        elif watch is None:
-            _sleep(min(0.001, max(remaining, 0.0)))
-    if watch is not None:
-        _close(watch)
-    if status is None:
-        done, found = _waitpid(pid, os.WNOHANG)
-        if not done:
-            _kill(pid, 9)
-            _waitpid(pid, 0)
-            return {"outcome": "timeout", "kind": f"timeout after {timeout_s:g} s", "detail": ""}
-        status = found
-    while not eof and len(data) < DETAILS_LIMIT and _select([read_fd], [], [], 0)[0]:
-        chunk = _read(read_fd, DETAILS_LIMIT)
+        chunk = os.read(read_fd, DETAILS_LIMIT)
         eof = not chunk
         data += chunk
-    reported = parse(bytes(data).split(b"\n", 1)[0]) if data else None
-    if reported is None or reported.get("outcome") not in ("pass", "fail", "error"):
-        return {"outcome": "error", "kind": _describe_status(status), "detail": ""}
-    return {
-        "outcome": str(reported["outcome"]),
-        "kind": str(reported.get("kind", ""))[:200],
-        "detail": str(reported.get("detail", ""))[:400],
-    }
+        if len(data) > DETAILS_LIMIT:
+            break
+    timed_out = not eof and b"\n" not in data
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    if timed_out:
+        return {"outcome": "timeout", "kind": f"timeout after {timeout_s:g} s", "detail": ""}
+    return parse(bytes(data).split(b"\n", 1)[0]) if data else None
 
 
-def _prepare(plan: VersionPlan, main: Any) -> None:
-    """Descriptors, directory, environment, limits, lockdown, hook: everything before the test file runs."""
-    null_in = os.open(os.devnull, os.O_RDONLY)
-    null_out = os.open(os.devnull, os.O_WRONLY)
-    for target, source in ((0, null_in), (1, null_out), (2, null_out)):
-        os.dup2(source, target)
-    os.closerange(3, plan.results_fd)
-    os.closerange(plan.results_fd + 1, max(resource.getrlimit(resource.RLIMIT_NOFILE)[0], 1024))
-    os.setpgid(0, 0)  # the server kills this group when the version ends
-    os.chdir(plan.work)
-    os.environ.clear()
-    os.environ.update(plan.environment)
-    tempfile.tempdir = None
-    for name, value in (
-        ("RLIMIT_AS", plan.memory_bytes),
-        ("RLIMIT_FSIZE", plan.file_size_bytes),
-        ("RLIMIT_CORE", 0),
-        ("RLIMIT_NOFILE", 256),
-    ):
-        resource.setrlimit(getattr(resource, name), (value, value))
-    gc.disable()
-    lockdown.apply(plan.lockdown)
-    sites = guard.Sites(
-        main_frame=main,
-        fork_line=plan.lines.fork,
-        cleanup_line=plan.lines.cleanup,
-        wait_code=wait_item.__code__,
-        kill_line=plan.lines.kill,
-        run_item_code=run_item.__code__,
-        claim_line=plan.lines.claim,
-        claim_code=claim.__code__,
-    )
-    sys.addaudithook(guard.make_hook(plan.rules, sites))
-
-
-def collect_items(session: Any, path: str) -> list[Any]:
-    """The test file's items, collected as `pytest FILE` would (the one module, no directory walk)."""
-    from pathlib import Path
-
-    from _pytest.python import Module
-
-    module = Module.from_parent(session, path=Path(path))
-    return list(session.genitems(module))
-
-
-def _collect(plan: VersionPlan) -> list[Any] | None:
-    try:
-        items = collect_items(plan.session, plan.work + "/" + plan.test_file)
-    except BaseException as exc:
-        send(
-            plan.results_fd,
-            {"type": "collection_error", "detail": f"collection stopped: {type(exc).__name__}: {exc}"[:3000]},
+def _test_process(plan: VersionPlan, node: str | None, timeout_s: float) -> dict[str, Any] | None:
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        os.setpgid(0, 0)  # a group of its own: whatever it starts ends with it (without a PID namespace)
+        item_plan = ItemPlan(
+            session=plan.session,
+            collection_errors=plan.collection_errors,
+            work=plan.work,
+            test_file=plan.test_file,
+            report_fd=write_end,
+            memory_bytes=plan.memory_bytes,
+            file_size_bytes=plan.file_size_bytes,
+            rules=guard.Rules(work=plan.work, read_roots=plan.read_roots, readable_files=namespaces.DEVICES),
+            lockdown=plan.lockdown,
+            confine=_own_domain,
         )
-        return None
-    if plan.collection_errors.messages:
-        send(plan.results_fd, {"type": "collection_error", "detail": "; ".join(plan.collection_errors.messages)[:6000]})
-        return None
-    send(plan.results_fd, {"type": "collected", "items": [str(item.nodeid) for item in items]})
-    return items
-
-
-def run_version(
-    plan: VersionPlan,
-    _fork: Any = os.fork,
-    _kill: Any = os.kill,
-    _run_item: Any = run_item,
-    _wait: Any = wait_item,
-    _pipe: Any = os.pipe,
-    _close: Any = os.close,
-    _send: Any = send,
-    _monotonic: Any = time.monotonic,
-    _getframe: Any = sys._getframe,
-    _exit: Any = os._exit,
-) -> None:
-    """The body of a version process; never returns. `_fork` and `_kill` each appear on one line only."""
-    main = _getframe()
-    results_fd = plan.results_fd
+        run_test_process(item_plan, node)
+    os.close(write_end)
     try:
-        _prepare(plan, main)
-        collected = _collect(plan)
-        for index, item in enumerate(collected or []):
-            if plan.select is not None and item.nodeid not in plan.select:
-                continue
-            pass_path = plan.rules.pass_dir + "/" + str(index)
-            read_end, write_end = _pipe()
-            started = _monotonic()
-            pid = _fork()
-            if pid == 0:
-                _close(read_end)
-                _close(results_fd)
-                _run_item(item, pass_path, write_end)
-            _close(write_end)
-            record = _wait(pid, read_end, plan.item_timeout_s)
-            _close(read_end)
-            if plan.rules.may_kill_all:
-                try:  # noqa: SIM105 (no library helper here: test code may have replaced it)
-                    _kill(-1, 9)
-                except OSError:
-                    pass  # nothing else was left running
-            record.update(type="item", index=index, node=str(item.nodeid), duration_s=round(_monotonic() - started, 4))
-            _send(results_fd, record)
-        _send(results_fd, {"type": "done"})
-    except BaseException as exc:
-        try:  # noqa: SIM105 (no library helper here: test code may have replaced it)
-            _send(results_fd, {"type": "harness_error", "detail": f"{type(exc).__name__}: {exc}"[:2000]})
-        except BaseException:
-            pass
+        return _wait(pid, read_end, timeout_s)
     finally:
-        _exit(0)  # the version process never returns into the server's code
+        os.close(read_end)
+        _reap_others(pid)
+
+
+def _reap_others(pid: int) -> None:
+    """Nothing a test process started survives it: kill the rest of the version's processes, reap them."""
+    with contextlib.suppress(OSError):
+        if os.getpid() == 1:
+            os.kill(-1, signal.SIGKILL)  # every other process of the version's PID namespace
+        else:
+            os.killpg(pid, signal.SIGKILL)
+    while True:
+        try:
+            reaped, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if reaped == 0:
+            return
+
+
+def _item_record(index: int, node: str, found: dict[str, Any] | None, started: float) -> dict[str, Any]:
+    if (
+        found is None
+        or found.get("type", "item") != "item"
+        or found.get("outcome") not in ("pass", "fail", "error", "timeout")
+    ):
+        found = {"outcome": "error", "kind": "crashed: the test process ended without a result", "detail": ""}
+    tripped = found.get("tripped")
+    record = {
+        "type": "item",
+        "index": index,
+        "node": node,
+        "outcome": str(found["outcome"]),
+        "kind": str(found.get("kind", ""))[:200],
+        "detail": str(found.get("detail", ""))[:400],
+        "duration_s": round(time.monotonic() - started, 4),
+    }
+    if isinstance(tripped, list) and tripped:
+        record["tripped"] = [str(event)[:200] for event in tripped[: guard.TRIPPED_LIMIT]]
+    return record
+
+
+def _harness(plan: VersionPlan, layers: dict[str, Any]) -> None:
+    """The version's first process: layers, then the collector and one test process per item."""
+    _own_layers(plan, layers)
+    send(plan.results_fd, {"type": "layers", "layers": layers})
+    collection_timeout = plan.item_timeout_s + 5.0
+    found = _test_process(plan, None, collection_timeout)
+    if found is None or found.get("type") not in ("collected", "collection_error"):
+        detail = "the collecting process ended without a result"
+        if found is not None and found.get("outcome") == "timeout":
+            detail = f"collection did not finish in {collection_timeout:g} s"
+        send(plan.results_fd, {"type": "collection_error", "detail": detail})
+        return
+    if found["type"] == "collection_error":
+        send(plan.results_fd, {"type": "collection_error", "detail": str(found.get("detail", ""))[:6000]})
+        return
+    listed = found.get("items")
+    nodes = [node[:2000] for node in listed[:100_000] if isinstance(node, str)] if isinstance(listed, list) else []
+    send(plan.results_fd, {"type": "collected", "items": nodes})
+    for index, node in enumerate(nodes):
+        if plan.select is not None and node not in plan.select:
+            continue
+        started = time.monotonic()
+        result = _test_process(plan, node, plan.item_timeout_s)
+        send(plan.results_fd, _item_record(index, node, result, started))
+
+
+def run_version(plan: VersionPlan) -> None:
+    """The body of the process the server forks for a version; never returns."""
+    layers: dict[str, Any] = {
+        "user_namespace": False,
+        "mount_namespace": False,
+        "ipc_namespace": False,
+        "network_namespace": False,
+        "uts_namespace": False,
+        "pid_namespace": False,
+        "read_only_root": False,
+        "workdir": "new folder",
+        "process_per_item": True,
+        "harness_runs_test_code": False,
+        "python_guard": "tripwire",
+        "failures": [],
+    }
+    try:
+        _die_with_parent()
+        os.setpgid(0, 0)
+        fresh = _fresh_instance(plan, layers)
+        if not fresh:
+            os.mkdir(plan.work, 0o755)
+        _write_files(plan.work, {**plan.files})
+        os.chdir(plan.work)
+        os.environ.clear()
+        os.environ.update(plan.environment)
+        if fresh:
+            pid = os.fork()  # the first process of the new PID namespace
+            if pid == 0:
+                _die_with_parent()
+                _harness(plan, layers)
+                send(plan.results_fd, {"type": "done"})
+                os._exit(0)
+            os.close(plan.results_fd)
+            _, status = os.waitpid(pid, 0)
+            os._exit(0 if os.WIFEXITED(status) else 70)
+        _harness(plan, layers)
+        send(plan.results_fd, {"type": "done"})
+    except BaseException as exc:
+        with contextlib.suppress(BaseException):
+            send(plan.results_fd, {"type": "harness_error", "detail": f"{type(exc).__name__}: {exc}"[:2000]})
+    finally:
+        os._exit(0)
