@@ -1,5 +1,9 @@
 """misled-tests v2: v1's cases and prompts, byte for byte, scored by the v2 executor.
 
+Superseded by v3 (`task_v3.py`): this module and the executor it names in `shared/` are today's
+code, not v2's. The frozen task files tasks/misled_tests_v2.py and tasks/misled_tests_thinking_v2.py
+embed v2's own copies, which are what `rescore --task misled-tests/v2` runs (in the jail).
+
 Why a new version: v1's executor let a test see which version it ran on (the working directory
 was named after it, the other version's file was readable), let state cross from one version to
 the next, had a guard with an off switch in `__main__`, and accepted result lines a test could

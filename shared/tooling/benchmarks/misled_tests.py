@@ -51,6 +51,26 @@ BENCHMARKS = (
                 prepare=True,
                 executes_model_code=True,
             ),
+            ProtocolSpec(
+                benchmark="misled-tests",
+                version=3,
+                entry="misled/task_v3.py",
+                title="misled-tests v3: do models write tests that enshrine the bug? (thinking off, kernel-contained)",
+                description=(
+                    "The misled-tests v1 cases and prompts, byte for byte, with an executor the kernel contains: "
+                    "each program version runs in an instance of its own (fresh user, mount, IPC, network, UTS "
+                    "and PID namespaces, a new read-only root, a brand-new tmpfs) where the kernel allows it, "
+                    "every process that runs test code is under Landlock and a seccomp filter, the harness "
+                    "never runs test code, and pytest's own verdict decides each item (strict xfail, "
+                    "expectedFailure). Each row records the layers that were active. Thinking off, "
+                    "4,096-token cap."
+                ),
+                cases_factory="hallubench.misled.cases:v1_cases",
+                comparable=True,
+                prepare=True,
+                executes_model_code=True,
+                executor_namespaces=True,
+            ),
         ),
     ),
     Benchmark(
@@ -91,6 +111,26 @@ BENCHMARKS = (
                 comparable=True,
                 prepare=True,
                 executes_model_code=True,
+            ),
+            ProtocolSpec(
+                benchmark="misled-tests-thinking",
+                version=3,
+                entry="misled/task_v3.py",
+                title=(
+                    "misled-tests-thinking v3: do models write tests that enshrine the bug? "
+                    "(thinking on, kernel-contained)"
+                ),
+                description=(
+                    "The misled-tests-thinking v1 cases and prompts (thinking on, 16,384-token cap), byte for "
+                    "byte, scored by the misled-tests v3 executor: an instance of its own per program version, "
+                    "Landlock and seccomp on every process that runs test code, a harness that never runs "
+                    "test code, pytest's own verdicts; each row records the layers that were active."
+                ),
+                cases_factory="hallubench.misled.cases:v1_thinking_cases",
+                comparable=True,
+                prepare=True,
+                executes_model_code=True,
+                executor_namespaces=True,
             ),
         ),
     ),

@@ -7,6 +7,8 @@ import json
 import sys
 from collections.abc import Sequence
 
+from .rescore import add_jail_option
+
 
 def register(
     subparsers: argparse._SubParsersAction[argparse.ArgumentParser], name: str, aliases: Sequence[str]
@@ -24,9 +26,11 @@ def register(
     classify = commands.add_parser(
         "classify",
         help="run pytest files on the buggy and fixed version of a problem and classify each test",
-        description="Runs every collected test item on both versions in the misled-tests v2 executor and "
-        "classifies it (effective, misled, both-pass, both-fail, broken). Exit 0: every file gave tests; "
-        "1: a file gave none (syntax or import error, nothing collected); 2: bad usage; 3: the sandbox failed.",
+        description="Runs every collected test item on both versions in the misled-tests executor, inside the "
+        "kernel-enforced jail (bubblewrap, Landlock, seccomp; see `hallubench rescore --help`), and classifies it "
+        "(effective, misled, both-pass, both-fail, broken). Exit 0: every file gave tests; 1: a file gave none "
+        "(syntax or import error, nothing collected); 2: bad usage; 3: the sandbox failed; 7: the jail lacks a "
+        "layer (nothing was executed; see --jail-without).",
     )
     classify.add_argument("--problem", required=True, help="HumanEvalPack task id, e.g. Python/30")
     classify.add_argument("--tests", required=True, nargs="+", metavar="FILE", help="the pytest file(s) to classify")
@@ -38,8 +42,10 @@ def register(
     classify.add_argument(
         "--no-namespaces",
         action="store_true",
-        help="run with the Python guard alone, as on a machine without user namespaces (hosted runs may be)",
+        help="no fresh namespaces per program version, as on a machine without user namespaces (hosted runs may "
+        "be); the outer jail stays",
     )
+    add_jail_option(classify)
     classify.add_argument("--json", action="store_true", help="print JSON (one object, or a list for several files)")
     classify.set_defaults(handler=_classify)
 
@@ -53,11 +59,18 @@ def _classify(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ...misled.data import DataError, load_problems
-    from ...misled.executor.host import Limits, SandboxError, default_workers
-    from ...misled.verdicts import classify_files
+    from ...misled.executor.host import default_workers
+    from ..jail.describe import describe_layers
+    from ..jail.policy import JailFailed, JailRefused, parse_accepted
+    from ..misled.jailed import classify
 
     if args.jobs is not None and args.jobs < 1:
         print("error: --jobs must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        accepted = parse_accepted(args.jail_without)
+    except ValueError as exc:
+        print(f"error: --jail-without: {exc}", file=sys.stderr)
         return 2
     try:
         problems = load_problems(args.data)
@@ -75,17 +88,23 @@ def _classify(args: argparse.Namespace) -> int:
         except (OSError, UnicodeDecodeError) as exc:
             print(f"error: cannot read {name}: {exc}", file=sys.stderr)
             return 2
-    limits = Limits(item_timeout_s=args.timeout, namespaces=not args.no_namespaces)
     workers = args.jobs if args.jobs is not None else default_workers()
     try:
-        found = classify_files([(problem, source) for source in sources], limits=limits, workers=workers)
-    except SandboxError as exc:
+        found, layers = classify(
+            problem.fields(),
+            sources,
+            item_timeout_s=args.timeout,
+            namespaces=not args.no_namespaces,
+            workers=workers,
+            accept_missing=accepted,
+        )
+    except JailRefused as refused:
+        print(f"error: {refused}", file=sys.stderr)
+        return 7
+    except JailFailed as exc:
         print(f"error: sandbox: {exc}", file=sys.stderr)
         return 3
-    results = [
-        {**item.as_dict(), "file": name, "isolation": item.isolation}
-        for name, item in zip(args.tests, found, strict=True)
-    ]
+    results = [{**item, "file": name, "jail": layers} for name, item in zip(args.tests, found, strict=True)]
     if args.json:
         print(json.dumps(results[0] if len(results) == 1 else results, indent=2))
     else:
@@ -94,9 +113,10 @@ def _classify(args: argparse.Namespace) -> int:
             for test in result["tests"]:
                 print(f"  {test['outcome']:<10} buggy={test['buggy']:<8} fixed={test['fixed']:<8} {test['id']}")
             print("  " + ", ".join(f"{count} {name}" for name, count in result["counts"].items()))
-    if any(item.status == "harness_error" for item in found):
+        print(f"model-written code ran in the jail: {describe_layers(layers)}")
+    if any(item.get("status") == "harness_error" for item in found):
         return 3
-    return 0 if all(item.status == "ok" for item in found) else 1
+    return 0 if all(item.get("status") == "ok" for item in found) else 1
 
 
 def _report(args: argparse.Namespace) -> int:
