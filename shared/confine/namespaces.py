@@ -68,14 +68,28 @@ class Mounts:
         self._check(self._libc.syscall(number, new_root.encode(), put_old.encode()), "pivot_root")
 
 
-def _write(path: str, text: str) -> None:
-    with open(path, "w", encoding="ascii") as handle:
-        handle.write(text)
+def _write(path: str, text: str, dir_fd: int | None = None) -> None:
+    fd = os.open(path, os.O_WRONLY, dir_fd=dir_fd)
+    try:
+        os.write(fd, text.encode("ascii"))
+    finally:
+        os.close(fd)
 
 
-def enter(flags: int = FRESH) -> None:
+def drop_to(uid: int, gid: int) -> None:
+    """Leave root for good: no supplementary groups, every id `uid`/`gid` (the capabilities go with them)."""
+    try:
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
+    except OSError as exc:
+        raise ConfinementError("privileges", f"cannot drop to uid {uid}: {exc}") from exc
+
+
+def enter(flags: int = FRESH, proc_self: int | None = None) -> None:
     """Unshare `flags` (a new user namespace among them) and map 1000:1000 inside to this process's ids.
 
+    `proc_self`: a descriptor of this process's /proc folder, opened before a new root hid /proc.
     Raises ConfinementError when the kernel refuses; a process left in a user namespace without an
     id map cannot go on, so call this in a child made for the purpose.
     """
@@ -83,10 +97,11 @@ def enter(flags: int = FRESH) -> None:
     libc = Mounts()
     libc.unshare(flags)
     if flags & CLONE_NEWUSER:
+        folder = "" if proc_self is not None else "/proc/self/"
         try:
-            _write("/proc/self/setgroups", "deny")
-            _write("/proc/self/uid_map", f"{INSIDE_UID} {uid} 1")
-            _write("/proc/self/gid_map", f"{INSIDE_GID} {gid} 1")
+            _write(folder + "setgroups", "deny", proc_self)
+            _write(folder + "uid_map", f"{INSIDE_UID} {uid} 1", proc_self)
+            _write(folder + "gid_map", f"{INSIDE_GID} {gid} 1", proc_self)
         except OSError as exc:
             raise ConfinementError("namespaces", f"id map: {exc}") from exc
 
@@ -145,6 +160,7 @@ class RootPlan:
     hidden: Sequence[str] = ()
     read_only_late: Sequence[str] = ()
     devices: Sequence[str] = DEVICES
+    scratch_owner: tuple[int, int] | None = None  # (uid, gid) owning the scratch tmpfs roots (default: the caller)
 
 
 class _NewRoot:
@@ -170,9 +186,10 @@ class _NewRoot:
         os.makedirs(os.path.dirname(self.root + path), exist_ok=True)
         os.symlink(os.readlink(path), self.root + path)
 
-    def tmpfs(self, path: str, size: int) -> None:
+    def tmpfs(self, path: str, size: int, owner: tuple[int, int] | None = None) -> None:
         os.makedirs(self.root + path, exist_ok=True)
-        self.libc.mount("tmpfs", self.root + path, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},mode=0755")
+        options = f"size={size},mode=0755" + (f",uid={owner[0]},gid={owner[1]}" if owner is not None else "")
+        self.libc.mount("tmpfs", self.root + path, "tmpfs", MS_NOSUID | MS_NODEV, options)
 
 
 def build_root(plan: RootPlan) -> dict[str, Any]:
@@ -204,7 +221,7 @@ def build_root(plan: RootPlan) -> dict[str, Any]:
     for path in hidden:
         libc.mount(None, root + path, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
     for path, size in plan.scratch:
-        new.tmpfs(path, size)
+        new.tmpfs(path, size, plan.scratch_owner)
     os.makedirs(root + "/.old", exist_ok=True)
     libc.mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
     libc.pivot_root(root, root + "/.old")

@@ -120,8 +120,7 @@ def probe_namespaces(mount_point: str) -> str | None:
         os.close(read_end)
         why = ""
         try:
-            namespaces.enter(namespaces.FRESH)
-            namespaces.build_root(namespaces.RootPlan(mount_point=mount_point, read_only=(), scratch=[]))
+            version.enter_instance(namespaces.RootPlan(mount_point=mount_point, read_only=(), scratch=[]))
         except (ConfinementError, OSError) as exc:
             why = str(exc) or type(exc).__name__
         os.write(write_end, why.encode("utf-8", "replace")[:2000])

@@ -43,6 +43,7 @@ from .wire import parse, send
 DETAILS_LIMIT = 1 << 16
 FIXED_TIME = 946684800  # 2000-01-01: every file of every version carries the same timestamps
 PR_SET_PDEATHSIG = 1
+TEST_UID = TEST_GID = 64834  # what a root executor drops to before any test code: never root outside
 
 
 @dataclass(frozen=True)
@@ -74,29 +75,52 @@ def _die_with_parent() -> None:
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
-def _write_files(work: str, files: dict[str, str]) -> None:
+def _write_files(work: str, files: dict[str, str], owner: tuple[int, int] | None = None) -> None:
     for name, text in files.items():
         path = os.path.join(work, name)
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
-        os.utime(path, (FIXED_TIME, FIXED_TIME))
     os.mkdir(work + "/tmp")
-    for folder in (work + "/tmp", work):
-        os.utime(folder, (FIXED_TIME, FIXED_TIME))
+    for path in [*(os.path.join(work, name) for name in files), work + "/tmp", work]:
+        if owner is not None:
+            os.chown(path, *owner)
+        os.utime(path, (FIXED_TIME, FIXED_TIME))
+
+
+def enter_instance(root_plan: namespaces.RootPlan, fill: Any = None) -> dict[str, str]:
+    """Fresh namespaces and the new root `root_plan` describes; `fill()` runs in it before any id changes.
+
+    As root, the mount namespace and the root are made first, as root (so the interpreter can be
+    shown from wherever it lives), then every id drops to TEST_UID before the user namespace is
+    made: ids inside map to that unprivileged user, never to root outside.
+    """
+    if os.geteuid() == 0:
+        proc_self = os.open("/proc/self", os.O_PATH | os.O_DIRECTORY)  # the new root has no /proc
+        try:
+            namespaces.enter(namespaces.CLONE_NEWNS)
+            namespaces.build_root(root_plan)
+            if fill is not None:
+                fill()
+            namespaces.drop_to(TEST_UID, TEST_GID)
+            privileges.set_dumpable()  # the id change cleared it, and with it the right to write our id maps
+            namespaces.enter(namespaces.FRESH & ~namespaces.CLONE_NEWNS, proc_self=proc_self)
+        finally:
+            os.close(proc_self)
+        return {"dropped_root_to": f"uid {TEST_UID}, gid {TEST_GID}"}
+    namespaces.enter(namespaces.FRESH)
+    namespaces.build_root(root_plan)
+    if fill is not None:
+        fill()
+    return {}
 
 
 def _fresh_instance(plan: VersionPlan, layers: dict[str, Any]) -> bool:
-    """Enter new namespaces and the new root; False (with the reason recorded) where the kernel refuses."""
+    """Enter new namespaces and the new root with the version's files; False where the kernel refuses."""
     if not plan.namespaces:
         layers["failures"].append("namespaces not requested")
         return False
-    try:
-        namespaces.enter(namespaces.FRESH)
-    except ConfinementError as exc:
-        layers["failures"].append(str(exc))
-        if "id map" in exc.detail:  # stuck in a user namespace without ids: this process cannot go on
-            raise
-        return False
+    root = os.geteuid() == 0
+    owner = (TEST_UID, TEST_GID) if root else None
     binds, hidden, late = plan.root_binds
     root_plan = namespaces.RootPlan(
         mount_point=plan.mount_point,
@@ -104,8 +128,15 @@ def _fresh_instance(plan: VersionPlan, layers: dict[str, Any]) -> bool:
         hidden=hidden,
         read_only_late=late,
         scratch=[(plan.work, plan.workdir_bytes)],
+        scratch_owner=owner,
     )
-    namespaces.build_root(root_plan)
+    try:
+        layers.update(enter_instance(root_plan, lambda: _write_files(plan.work, plan.files, owner=owner)))
+    except ConfinementError as exc:
+        layers["failures"].append(str(exc))
+        if root or "id map" in exc.detail:  # half-made: this process cannot go on as it is
+            raise
+        return False
     layers.update(
         user_namespace=True,
         mount_namespace=True,
@@ -289,7 +320,7 @@ def run_version(plan: VersionPlan) -> None:
         fresh = _fresh_instance(plan, layers)
         if not fresh:
             os.mkdir(plan.work, 0o755)
-        _write_files(plan.work, {**plan.files})
+            _write_files(plan.work, plan.files)
         os.chdir(plan.work)
         os.environ.clear()
         os.environ.update(plan.environment)
