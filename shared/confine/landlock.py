@@ -94,6 +94,7 @@ class Policy:
     """
 
     read: tuple[str, ...] = ()
+    list_only: tuple[str, ...] = ()  # folders (and those beneath) whose entries may be listed, no file read
     write: tuple[str, ...] = ()
     execute: tuple[str, ...] = ()
     devices: tuple[str, ...] = ()
@@ -198,6 +199,7 @@ def restrict(policy: Policy, *, abi: int | None = None) -> Applied:
 def _add_path_rules(libc: Any, ruleset: int, policy: Policy, handled: int, applied: Applied) -> None:
     groups = (
         (policy.read, READ),
+        (policy.list_only, READ_DIR),
         (policy.write, WRITE),
         (policy.execute, EXECUTE | READ_FILE),
         (policy.devices, READ_FILE | WRITE_FILE | IOCTL_DEV),

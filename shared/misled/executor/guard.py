@@ -148,6 +148,7 @@ class Rules:
     work: str
     read_roots: tuple[str, ...]
     readable_files: tuple[str, ...]
+    listable: tuple[str, ...] = ()  # folders whose entries may be listed, not read (site-packages)
 
 
 TRIPPED_LIMIT = 20
@@ -178,7 +179,7 @@ def make_hook(rules: Rules) -> tuple[Callable[[str, tuple[Any, ...]], None], Cal
     )
     loader_types, own_get_data, own_get_filename = _LOADER_TYPES, _GET_DATA, _GET_FILENAME
     write_flags = _WRITE_FLAGS
-    work, read_roots, readable_files = rules.work, rules.read_roots, rules.readable_files
+    work, read_roots, readable_files, listable_only = rules.work, rules.read_roots, rules.readable_files, rules.listable
     tripped: list[str] = []
     record, limit = tripped.append, TRIPPED_LIMIT
 
@@ -229,7 +230,8 @@ def make_hook(rules: Rules) -> tuple[Callable[[str, tuple[Any, ...]], None], Cal
     def listable(event: str, raw: object) -> None:
         if raw is None or exact(raw) is int_type:
             return
-        if not readable(target_of(event, raw)):
+        target = target_of(event, raw)
+        if not readable(target) and target not in listable_only:
             raise violation(event, shown(raw))
 
     def on_open(event: str, args: tuple[Any, ...]) -> None:
@@ -245,8 +247,8 @@ def make_hook(rules: Rules) -> tuple[Callable[[str, tuple[Any, ...]], None], Cal
                 return
             raise violation(event, shown(raw))
         if not readable(target):
-            if inside(target, work) and target.endswith(".pyc"):  # the import system looking for bytecode
-                raise violation_type(f"sandbox: {event} of bytecode in the working directory is not allowed")
+            if target.endswith(".pyc"):  # the import system looking for cached bytecode: expected, not recorded
+                raise violation_type(f"sandbox: {event} of cached bytecode is not allowed")
             raise violation(event, shown(raw))
         if not inside(target, work) and is_directory(target):
             raise violation(event, f"{shown(raw)} (a directory descriptor outside the working directory)")

@@ -56,6 +56,16 @@ class CollectionErrors:
             self.messages.append(f"{report.nodeid or '<module>'}: {str(report.longrepr)[-3000:]}")
 
 
+class LoggedReports:
+    """A pytest plugin keeping the reports logged during a run (subtests log theirs during the call)."""
+
+    def __init__(self) -> None:
+        self.reports: list[Any] = []
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        self.reports.append(report)
+
+
 def _short(text: str, limit: int = DETAIL_LIMIT) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -122,8 +132,12 @@ def _detail(report: Any) -> str:
 
 
 def verdict(reports: list[Any]) -> dict[str, str]:
-    """One item's outcome from pytest's reports of its phases."""
-    by_phase = {report.when: report for report in reports}
+    """One item's outcome from pytest's reports of its phases (a phase may have several: subtests)."""
+    by_phase: dict[str, Any] = {}
+    for report in reports:  # per phase, its first failed report, else its last one
+        earlier = by_phase.get(report.when)
+        if earlier is None or not earlier.failed:
+            by_phase[report.when] = report
     setup, call, teardown = by_phase.get("setup"), by_phase.get("call"), by_phase.get("teardown")
     if setup is not None and setup.failed:
         return {"outcome": "error", "kind": "setup error", "detail": f"{_kind(setup)}: {_detail(setup)}"}
@@ -164,8 +178,10 @@ def run_test_process(plan: ItemPlan, node: str | None) -> None:
             else:
                 from _pytest.runner import runtestprotocol
 
+                logged = LoggedReports()  # what the run reports besides its phases: subtests
+                found[0].config.pluginmanager.register(logged, "hallubench-logged-reports")
                 reports = runtestprotocol(found[0], log=False, nextitem=None)
-                send(report_fd, {"type": "item", **verdict(reports), "tripped": tripped()})
+                send(report_fd, {"type": "item", **verdict([*reports, *logged.reports]), "tripped": tripped()})
     except BaseException as exc:
         try:  # noqa: SIM105 (no library helper here: test code may have replaced it)
             send(

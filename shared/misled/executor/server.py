@@ -45,33 +45,32 @@ TEST_FILE = "test_generated.py"
 RECORD_LIMIT = 1 << 22
 MESSAGE_LIMIT = 1 << 28
 COLLECTION_GRACE_S = 10.0
-PYTEST_SUPPORT = ("pytest", "_pytest", "pluggy", "iniconfig", "packaging", "exceptiongroup", "tomli", "py")
-IMPORTABLE = ("numpy",)  # beyond the standard library and pytest: what HumanEvalPack's own harness imports
+# What test code may import beyond the standard library, by distribution, where installed: pytest and what
+# it needs, numpy (HumanEvalPack's own harness imports it) and hypothesis (model-written tests use it).
+DISTRIBUTIONS = ("pytest", "pluggy", "iniconfig", "packaging", "exceptiongroup", "tomli", "numpy", "hypothesis")
+DISTRIBUTIONS += ("sortedcontainers", "attrs")
 HIDDEN_STDLIB = ("site-packages", "test")  # inside the standard library folder, not part of it for tests
 WARM_LIMIT_BYTES = 1 << 30
 
 
-def _package_paths(names: tuple[str, ...]) -> list[str]:
-    """Where each importable name lives: a package folder (with its `.libs` sibling) or a one-file module."""
-    import importlib.util
+def _distribution_paths(names: tuple[str, ...]) -> list[str]:
+    """The top-level files and folders each installed distribution put in its site-packages (its `.libs` too)."""
+    from importlib import metadata
 
-    found = []
+    found: set[str] = set()
     for name in names:
         try:
-            spec = importlib.util.find_spec(name)
-        except (ImportError, ValueError):
+            distribution = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
             continue
-        origin = getattr(spec, "origin", None) if spec is not None else None
-        if not origin or not os.path.exists(origin):
-            continue
-        if spec is not None and spec.submodule_search_locations:
-            folder = os.path.dirname(origin)
-            found.append(folder)
-            if os.path.isdir(folder + ".libs"):
-                found.append(folder + ".libs")
-        else:
-            found.append(origin)
-    return [os.path.realpath(path) for path in found]
+        for entry in distribution.files or ():
+            top = entry.parts[0] if entry.parts else ""
+            if not top or top == ".." or top.endswith((".dist-info", ".egg-info")) or top == "__pycache__":
+                continue
+            path = os.path.realpath(str(distribution.locate_file(top)))
+            if os.path.exists(path):
+                found.add(path)
+    return sorted(found)
 
 
 class LibraryView:
@@ -80,7 +79,7 @@ class LibraryView:
     def __init__(self) -> None:
         stdlib = os.path.realpath(sysconfig.get_paths()["stdlib"])
         self.stdlib = stdlib
-        self.packages = _package_paths(PYTEST_SUPPORT + IMPORTABLE)
+        self.packages = _distribution_paths(DISTRIBUTIONS)
         self.hidden = [f"{stdlib}/{name}" for name in HIDDEN_STDLIB if os.path.isdir(f"{stdlib}/{name}")]
         entries = []
         for name in sorted(os.listdir(stdlib)):
@@ -88,6 +87,8 @@ class LibraryView:
             if path not in self.hidden:
                 entries.append(path)
         self.read_roots = tuple(sorted({*entries, *self.packages}))
+        # The folders holding those packages: the import system lists them to find a module.
+        self.listable = tuple(sorted({os.path.dirname(path) for path in self.packages} - set(self.read_roots)))
 
     def root_binds(self) -> tuple[list[str], list[str], list[str]]:
         """(folders bound first, folders then covered by an empty tmpfs, paths bound last) for the new root."""
@@ -278,6 +279,7 @@ class Server:
             workdir_bytes=int(self.config["workdir_bytes"]),
             environment=self.environment,
             read_roots=self.view.read_roots,
+            listable=self.view.listable,
             root_binds=(tuple(binds), tuple(hidden), tuple(late)),
             lockdown=self.lockdown,
             namespaces=self.fresh,

@@ -30,6 +30,7 @@ import contextlib
 import os
 import select
 import signal
+import tempfile
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -64,6 +65,7 @@ class VersionPlan:
     workdir_bytes: int
     environment: dict[str, str]
     read_roots: tuple[str, ...]
+    listable: tuple[str, ...]  # folders whose entries test code may list, not read (where the packages live)
     root_binds: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]  # bound, hidden, bound after (server.py)
     lockdown: lockdown.Plan
     namespaces: bool  # try the fresh instance (off: the working directory alone, as without user namespaces)
@@ -159,6 +161,7 @@ def _own_layers(plan: VersionPlan, layers: dict[str, Any]) -> None:
         read=("/",)
         if layers.get("read_only_root")
         else (*plan.read_roots, *namespaces.SYSTEM_DIRECTORIES, *namespaces.SYSTEM_FILES),
+        list_only=() if layers.get("read_only_root") else plan.listable,
         write=(plan.work,),
         devices=namespaces.DEVICES,
         tcp_connect=(),
@@ -221,7 +224,9 @@ def _test_process(plan: VersionPlan, node: str | None, timeout_s: float) -> dict
             report_fd=write_end,
             memory_bytes=plan.memory_bytes,
             file_size_bytes=plan.file_size_bytes,
-            rules=guard.Rules(work=plan.work, read_roots=plan.read_roots, readable_files=namespaces.DEVICES),
+            rules=guard.Rules(
+                work=plan.work, read_roots=plan.read_roots, readable_files=namespaces.DEVICES, listable=plan.listable
+            ),
             lockdown=plan.lockdown,
             confine=_own_domain,
         )
@@ -324,6 +329,7 @@ def run_version(plan: VersionPlan) -> None:
         os.chdir(plan.work)
         os.environ.clear()
         os.environ.update(plan.environment)
+        tempfile.tempdir = None  # found again from TMPDIR (the working directory's), not the server's
         if fresh:
             pid = os.fork()  # the first process of the new PID namespace
             if pid == 0:
