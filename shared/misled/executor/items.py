@@ -56,6 +56,36 @@ class CollectionErrors:
             self.messages.append(f"{report.nodeid or '<module>'}: {str(report.longrepr)[-3000:]}")
 
 
+class HiddenPackages:
+    """A finder that makes an installed package outside the view absent, as it is in a fresh instance.
+
+    Without a fresh instance (no namespaces) the folders holding the visible packages list every
+    installed package; importing one the view leaves out must then fail as a missing module (and
+    optional imports fall back), not as a refused file read halfway through the import.
+    """
+
+    def __init__(self, listable: tuple[str, ...], read_roots: tuple[str, ...]) -> None:
+        self.listable, self.read_roots = listable, read_roots
+
+    def _visible(self, origin: str) -> bool:
+        return any(origin == root or origin.startswith(root.rstrip("/") + "/") for root in self.read_roots)
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        from importlib.machinery import PathFinder
+
+        if "." in name or not self.listable:
+            return None
+        spec = PathFinder.find_spec(name, path)
+        if spec is None:
+            return None
+        folders = list(spec.submodule_search_locations or [])
+        top = folders[0] if folders else spec.origin  # a package's folder, or a one-file module
+        hidden = isinstance(top, str) and os.path.dirname(top) in self.listable
+        if hidden and not self._visible(os.path.realpath(str(top))):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
 class LoggedReports:
     """A pytest plugin keeping the reports logged during a run (subtests log theirs during the call)."""
 
@@ -87,6 +117,7 @@ def _prepare(plan: ItemPlan) -> Any:
         resource.setrlimit(getattr(resource, name), (value, value))
     if plan.confine is not None:
         plan.confine()
+    sys.meta_path.insert(0, HiddenPackages(plan.rules.listable, plan.rules.read_roots))
     lockdown.apply(plan.lockdown)
     hook, tripped = guard.make_hook(plan.rules)
     sys.addaudithook(hook)

@@ -47,8 +47,8 @@ MESSAGE_LIMIT = 1 << 28
 COLLECTION_GRACE_S = 10.0
 # What test code may import beyond the standard library, by distribution, where installed: pytest and what
 # it needs, numpy (HumanEvalPack's own harness imports it) and hypothesis (model-written tests use it).
-DISTRIBUTIONS = ("pytest", "pluggy", "iniconfig", "packaging", "exceptiongroup", "tomli", "numpy", "hypothesis")
-DISTRIBUTIONS += ("sortedcontainers", "attrs")
+DISTRIBUTIONS: tuple[str, ...] = ("pytest", "pluggy", "iniconfig", "packaging", "exceptiongroup", "tomli")
+DISTRIBUTIONS += ("numpy", "hypothesis", "sortedcontainers", "attrs")
 HIDDEN_STDLIB = ("site-packages", "test")  # inside the standard library folder, not part of it for tests
 WARM_LIMIT_BYTES = 1 << 30
 
