@@ -1,4 +1,4 @@
-"""The v2 executor's layers one at a time: path judgement, the lockdown, call-site lines, and the OS layer alone."""
+"""The executor's layers one at a time: path judgement, the lockdown, the tripwire's closure, and the kernel layers alone."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from hallubench.misled.executor import guard, items, paths, version
+from hallubench.misled.executor import guard, paths
 
 
 def test_relative_paths_that_climb_are_refused_and_links_are_followed(tmp_path: Path) -> None:
@@ -40,18 +40,6 @@ def test_only_path_objects_with_a_fixed_answer_are_read() -> None:
     os.fspath(converted)  # as every call that takes a path does before its audit event
     assert paths.path_text(converted) == "/c" and paths.path_text(fresh) is None  # nothing is asked of the object
     assert paths.path_text(Shifty()) is None and paths.path_text(Sub("/e")) is None and paths.path_text(3.5) is None
-
-
-def test_the_privileged_lines_are_unique_and_found() -> None:
-    lines = {
-        guard.marked_line(version.run_version.__code__, "_fork"),
-        guard.marked_line(version.run_version.__code__, "_kill"),
-        guard.marked_line(version.wait_item.__code__, "_kill"),
-        guard.marked_line(items.run_item.__code__, "_claim"),
-    }
-    assert len(lines) == 4
-    with pytest.raises(ValueError, match="expected one line"):
-        guard.marked_line(items.run_item.__code__, "_send")  # used on several lines: not a call site
 
 
 LOCKDOWN_PROBE = """
@@ -88,55 +76,73 @@ def test_the_lockdown_replaces_every_alias_of_an_unaudited_route(tmp_path: Path)
     assert found["slots"] >= 40
 
 
-INSIDE_PROBE = """
-import json, os, socket, sys
-found = {"pid": os.getpid()}
-for name, path in (("usr", "/usr/hb-probe"), ("marker", sys.argv[1] + "/hb-probe"), ("sandbox", "/sandbox/probe")):
-    try:
-        with open(path, "w") as handle:
-            handle.write("x")
-        found[name] = "written"
-    except OSError as exc:
-        found[name] = exc.strerror
-found["visible"] = {path: os.path.exists(path) for path in sys.argv[1:-1]}
-try:
-    socket.create_connection(("127.0.0.1", int(sys.argv[-1])), timeout=2).close()
-    found["network"] = "connected"
-except OSError as exc:
-    found["network"] = exc.strerror
-print(json.dumps(found), flush=True)
-"""
-OS_LAYER_PROBE = """
-import json, os, sys
-from hallubench.misled.executor import namespaces, server
-layers = namespaces.enter({"run_root": sys.argv[1], "workdir_bytes": 1 << 24}, server.interpreter_dirs())
-if layers["read_only_root"]:
-    pid = os.fork()
-    if pid == 0:
-        os.execv(sys.executable, [sys.executable, "-c", sys.argv[2], *sys.argv[3:]])
-    os.waitpid(pid, 0)
-print(json.dumps({"layers": layers}))
+KERNEL_PROBE = r"""
+import ctypes, json, os, socket, sys
+from hallubench.confine import landlock, namespaces, seccomp
+from hallubench.misled.executor import server, version
+
+marker, port, mount_point = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+view = server.LibraryView()
+binds, hidden, late = view.root_binds()
+plan = namespaces.RootPlan(
+    mount_point=mount_point, read_only=binds, hidden=hidden, read_only_late=late, scratch=[("/work", 1 << 24)],
+    scratch_owner=(version.TEST_UID, version.TEST_GID) if os.geteuid() == 0 else None,
+)
+read_end, write_end = os.pipe()
+pid = os.fork()
+if pid == 0:
+    os.close(read_end)
+    version.enter_instance(plan)
+    if os.fork() == 0:  # the first process of the new PID namespace: layers, then every escape, natively
+        c = ctypes.CDLL(None, use_errno=True)
+        landlock.restrict(landlock.Policy(read=("/",), write=("/work",), devices=namespaces.DEVICES))
+        seccomp.install(seccomp.INNER)
+        found = {"pid": os.getpid(), "uid": os.getuid()}
+
+        def attempt(name, call):
+            try:
+                call()
+                found[name] = "ok"
+            except OSError as exc:
+                found[name] = exc.strerror
+
+        def native(result):
+            if result < 0:
+                number = ctypes.get_errno()
+                raise OSError(number, os.strerror(number))
+
+        attempt("write_work", lambda: open("/work/probe", "w").close())
+        attempt("write_usr", lambda: open(view.stdlib + "/hb-probe", "w").close())
+        attempt("write_marker", lambda: open(marker + "/hb-probe", "w").close())
+        attempt("proc", lambda: os.listdir("/proc/self"))
+        attempt("connect", lambda: socket.create_connection(("127.0.0.1", port), timeout=2).close())
+        attempt("exec", lambda: os.execv("/bin/true", ["/bin/true"]))
+        attempt("unshare", lambda: native(c.unshare(0x10000000)))
+        attempt("msgget", lambda: native(c.msgget(0x4842, 0o1600)))
+        attempt("mount", lambda: native(c.mount(b"tmpfs", b"/tmp", b"tmpfs", 0, None)))
+        attempt("ptrace", lambda: native(c.ptrace(16, 1, 0, 0)))
+        attempt("signal_outside", lambda: os.kill(os.getppid(), 0))
+        os.write(write_end, json.dumps(found).encode())
+        os._exit(0)
+    os.wait()
+    os._exit(0)
+os.close(write_end)
+data = os.read(read_end, 1 << 16)
+os.waitpid(pid, 0)
+print(data.decode())
 """
 
 
-def test_the_os_layer_holds_without_the_python_guard(tmp_path: Path, repo_root: Path) -> None:
-    """Not a line of the guard runs here: the probe writes, looks and connects as it likes."""
+def test_the_kernel_layers_hold_without_the_tripwire(tmp_path: Path) -> None:
+    """Not a line of the audit hook runs here: the probe calls libc directly, as native test code would."""
     marker = tmp_path / "marker"
     marker.mkdir()
+    (tmp_path / "root").mkdir()
     listener = socket.create_server(("127.0.0.1", 0))
     port = listener.getsockname()[1]
     try:
         done = subprocess.run(
-            [
-                sys.executable,
-                "-c",
-                OS_LAYER_PROBE,
-                str(tmp_path / "run"),
-                INSIDE_PROBE,
-                str(marker),
-                str(repo_root / "shared"),
-                str(port),
-            ],
+            [sys.executable, "-c", KERNEL_PROBE, str(marker), str(port), str(tmp_path / "root")],
             capture_output=True,
             text=True,
             timeout=120,
@@ -145,16 +151,16 @@ def test_the_os_layer_holds_without_the_python_guard(tmp_path: Path, repo_root: 
     finally:
         listener.close()
     assert done.returncode == 0, done.stderr
-    lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-    layers = lines[-1]["layers"]
-    if not layers["read_only_root"]:
-        pytest.skip(f"this machine does not allow the OS layer: {layers['failures']}")
-    found = lines[0]
-    assert found["pid"] == 1
-    assert found["usr"] == "Read-only file system" and found["sandbox"] == "written"
-    assert found["marker"] == "No such file or directory"
-    assert found["visible"] == {str(marker): False, str(repo_root / "shared"): False}  # nor the harness's source
-    assert found["network"] in ("Network is unreachable", "Connection refused", "Cannot assign requested address")
+    found = json.loads(done.stdout)
+    assert found["pid"] == 1 and found["uid"] == 1000
+    assert found["write_work"] == "ok"
+    assert found["write_usr"] in ("Read-only file system", "Permission denied")
+    assert found["write_marker"] in ("No such file or directory", "Permission denied")
+    assert found["proc"] == "No such file or directory"
+    refused = ("Operation not permitted", "Permission denied")
+    assert found["connect"] in (*refused, "Network is unreachable", "Connection refused")
+    for name in ("exec", "unshare", "msgget", "mount", "ptrace", "signal_outside"):
+        assert found[name] in refused, (name, found[name])
     assert list(marker.iterdir()) == []
 
 

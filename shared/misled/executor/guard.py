@@ -181,7 +181,7 @@ def make_hook(rules: Rules) -> tuple[Callable[[str, tuple[Any, ...]], None], Cal
     write_flags = _WRITE_FLAGS
     work, read_roots, readable_files, listable_only = rules.work, rules.read_roots, rules.readable_files, rules.listable
     tripped: list[str] = []
-    record, limit = tripped.append, TRIPPED_LIMIT
+    record, limit, as_list = tripped.append, TRIPPED_LIMIT, list
 
     def violation(event: str, detail: object = "") -> SandboxViolation:
         # Only text is shown, never the repr of an object test code made (it would run test code here).
@@ -431,6 +431,6 @@ def make_hook(rules: Rules) -> tuple[Callable[[str, tuple[Any, ...]], None], Cal
             raise violation(event)
 
     def tripped_so_far() -> list[str]:
-        return list(tripped)
+        return as_list(tripped)
 
     return hook, tripped_so_far
