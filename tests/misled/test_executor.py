@@ -196,4 +196,6 @@ def test_jobs_results_come_back_in_job_order_with_isolation() -> None:
     results = run_jobs(jobs, limits=FAST, workers=3)
     outcomes = [result.versions["a"].items[f"test_generated.py::test_{n}"].outcome for n, result in enumerate(results)]
     assert outcomes == ["pass", "fail", "pass", "fail", "pass", "fail"]
-    assert all(sorted(result.order) == ["a", "b"] and "fresh_instance_per_version" in result.isolation for result in results)
+    assert all(
+        sorted(result.order) == ["a", "b"] and "fresh_instance_per_version" in result.isolation for result in results
+    )

@@ -127,10 +127,14 @@ class VersionResult:
 
 @dataclass(frozen=True)
 class Job:
-    """One test file and the versions (name -> {filename: text}) it runs against."""
+    """One test file and the versions (name -> {filename: text}) it runs against.
+
+    `order`: run the versions in this order instead of a random one (for checks that must see both orders).
+    """
 
     test_source: str
     versions: Mapping[str, Mapping[str, str]]
+    order: tuple[str, ...] | None = None
 
 
 @dataclass
@@ -390,6 +394,8 @@ class _Worker:
     def run(self, job: Job) -> JobResult:
         order = list(job.versions)
         self.order.shuffle(order)
+        if job.order is not None and sorted(job.order) == sorted(order):
+            order = list(job.order)
         results: dict[str, VersionResult] = {}
         isolation: dict[str, Any] = {}
         for name in order:
