@@ -1,4 +1,4 @@
-"""The executor's layers one at a time: path judgement, the lockdown, the tripwire's closure, and the kernel layers alone."""
+"""The executor's layers one at a time: path judgement, the lockdown, the tripwire's closure, the kernel layers."""
 
 from __future__ import annotations
 
@@ -10,8 +10,6 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from hallubench.misled.executor import guard, paths
 

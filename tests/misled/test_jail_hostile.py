@@ -196,7 +196,7 @@ def _write_files(world: World, sources: dict[str, str]) -> list[str]:
 
 def _classify_command(paths: list[str], data: Path) -> list[str]:
     command = [sys.executable, "-m", "hallubench", "misled", "classify", "--problem", EXPECTED["problem"]]
-    return command + ["--data", str(data), "--timeout", str(TIMEOUT_S), "--jobs", "2", "--json", "--tests", *paths]
+    return [*command, "--data", str(data), "--timeout", str(TIMEOUT_S), "--jobs", "2", "--json", "--tests", *paths]
 
 
 def _cli(world: World, sources: dict[str, str], data: Path, unprivileged: bool) -> Batch:
@@ -386,7 +386,7 @@ def test_no_channel_moves_a_verdict_in_either_order(
     prepared = [job_for(problem, sources[name]) for name in CHANNELS for _ in range(3)]  # three runs of each
     jobs = [dataclasses.replace(job, order=order) for job, _ in prepared]
     results = run_jobs(jobs, limits=Limits(item_timeout_s=TIMEOUT_S), workers=2)
-    for (job, renames), result in zip(prepared, results, strict=True):
+    for (_, renames), result in zip(prepared, results, strict=True):
         assert result.order == list(order)
         found = combine(problem.task_id, result, renames)
         assert {test["outcome"] for test in found.tests} <= {"both-pass", "both-fail", "broken"}, found.as_dict()
