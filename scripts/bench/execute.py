@@ -1,4 +1,4 @@
-"""The v2 executor against fresh pytest processes, on the same files in one run; then its speed-up with 2 workers.
+"""The executor, in the jail, against fresh pytest processes, on the same files in one run; then 2 workers.
 
 Items: HumanEvalPack's bundled asserts split into one test function each, for the first problems
 that do not hang (the data comes from --data / $HALLUBENCH_HUMANEVALPACK, never from this
@@ -6,7 +6,8 @@ repository). Every method runs every item on the buggy and the fixed program:
 
 * (a) one fresh `python -m pytest` process per test file and version (outcomes from JUnit XML);
 * (b) one fresh `python -m pytest file::item` process per item and version (the replication's method);
-* the v2 executor (`hallubench.misled.verdicts.classify_files`), with 1 worker, then with 2.
+* the executor as `hallubench misled classify` runs it: in the kernel-enforced jail (started once per call,
+  as for every batch), each program version in an instance of its own; with 1 worker, then with 2.
 
 It checks that every method classifies every item of every file as (b) does, and prints the
 wall-time ratios measured in this run. Targets: >= 3x faster than (a), >= 15x faster than (b),
@@ -35,7 +36,8 @@ from typing import Any, TypeVar
 
 from hallubench.misled.conditions import solution_file
 from hallubench.misled.data import Problem, load_problems
-from hallubench.misled.verdicts import VERSIONS, FileClassification, classify_files, classify_pair
+from hallubench.misled.verdicts import VERSIONS, FileClassification, classify_pair
+from hallubench.tooling.misled.jailed import classify
 
 # Buggy versions that loop until the 10 s item limit (Python/76: 11 of its 16 split asserts, 110 s a row,
 # which alone would decide any timing of more than 76 problems).
@@ -124,6 +126,11 @@ def per_item(chosen: list[tuple[Problem, str]]) -> Classes:
     return found
 
 
+def _from_json(item: dict[str, Any]) -> FileClassification:
+    fields = {"problem", "status", "detail", "tests", "renames", "notes", "version_order", "isolation"}
+    return FileClassification(**{key: value for key, value in item.items() if key in fields})
+
+
 def executor_classes(results: list[FileClassification]) -> Classes:
     return {(found.problem, test["id"].split("::")[-1]): test["outcome"] for found in results for test in found.tests}
 
@@ -169,17 +176,25 @@ def main() -> int:
         total += len(_nodes(source))
         if total >= args.items:
             break
-    from hallubench.misled.executor.host import Limits
 
-    limits = Limits(namespaces=not args.no_namespaces)
-    ours_1, ours_1_s = timed(classify_files, chosen, limits=limits, workers=1)
+    def jailed(pairs: list[tuple[Problem, str]], workers: int) -> list[FileClassification]:
+        """The jail's answer as the executor's own results (a classification is all the comparison reads)."""
+        found, _ = classify(
+            [(problem.fields(), source) for problem, source in pairs],
+            item_timeout_s=TIMEOUT_S,
+            namespaces=not args.no_namespaces,
+            workers=workers,
+        )
+        return [_from_json(item) for item in found]
+
+    ours_1, ours_1_s = timed(jailed, chosen, workers=1)
     base_b, base_b_s = timed(per_item, chosen)
     base_a, base_a_s = timed(per_file, chosen)
     one: list[tuple[list[FileClassification], float]] = []
     two: list[tuple[list[FileClassification], float]] = []
     for _ in range(max(1, args.repeat)):
-        two.append(timed(classify_files, chosen, limits=limits, workers=2))
-        one.append(timed(classify_files, chosen, limits=limits, workers=1))
+        two.append(timed(jailed, chosen, workers=2))
+        one.append(timed(jailed, chosen, workers=1))
     best_1, best_1_s = min(one, key=lambda run: run[1])
     ours_2, ours_2_s = min(two, key=lambda run: run[1])
 
@@ -187,12 +202,12 @@ def main() -> int:
     methods = {
         "(b) fresh pytest per item": (base_b, base_b_s, IDLE[id(base_b)]),
         "(a) fresh pytest per file": (base_a, base_a_s, IDLE[id(base_a)]),
-        "v2 executor, 1 worker": (executor_classes(ours_1), ours_1_s, IDLE[id(ours_1)]),
-        f"v2, 1 worker, best of {len(one)}": (executor_classes(best_1), best_1_s, IDLE[id(best_1)]),
-        f"v2, 2 workers, best of {len(two)}": (executor_classes(ours_2), ours_2_s, IDLE[id(ours_2)]),
+        "jailed executor, 1 worker": (executor_classes(ours_1), ours_1_s, IDLE[id(ours_1)]),
+        f"jailed, 1 worker, best of {len(one)}": (executor_classes(best_1), best_1_s, IDLE[id(best_1)]),
+        f"jailed, 2 workers, best of {len(two)}": (executor_classes(ours_2), ours_2_s, IDLE[id(ours_2)]),
     }
     print(f"problems {len(chosen)}, items {len(base_b)}, test-runs {runs} (both versions), cores {os.cpu_count()}")
-    print(f"isolation: {ours_1[0].isolation if ours_1 else {}}")
+    print(f"fresh instance per version: {ours_1[0].isolation.get('fresh_instance_per_version') if ours_1 else None}")
     for name, (_, seconds, idle) in methods.items():
         print(f"{name:<28} {seconds:8.2f} s  ({1000 * seconds / runs:7.1f} ms per test-run)  machine idle {idle:4.0%}")
     identical = True

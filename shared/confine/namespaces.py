@@ -166,6 +166,7 @@ class RootPlan:
 class _NewRoot:
     def __init__(self, libc: Mounts, root: str) -> None:
         self.libc, self.root = libc, root
+        self.host_points = mount_points_under("/")  # read once: a bind of a source brings along those under it
 
     def bind_read_only(self, source: str, device: bool = False) -> None:
         target = self.root + source
@@ -176,7 +177,8 @@ class _NewRoot:
             with open(target, "w", encoding="ascii"):
                 pass
         self.libc.mount(source, target, None, MS_BIND | MS_REC)
-        for point in mount_points_under(target):
+        inside = [point for point in self.host_points if point.startswith(source.rstrip("/") + "/")]
+        for point in [target, *(self.root + point for point in inside)]:
             # Read-only is what keeps access times still (no atime is written through a read-only mount); the
             # atime flags themselves are locked in a user namespace and are kept as they are.
             flags = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | (0 if device else MS_NODEV) | kept_flags(point)
@@ -190,6 +192,11 @@ class _NewRoot:
         os.makedirs(self.root + path, exist_ok=True)
         options = f"size={size},mode=0755" + (f",uid={owner[0]},gid={owner[1]}" if owner is not None else "")
         self.libc.mount("tmpfs", self.root + path, "tmpfs", MS_NOSUID | MS_NODEV, options)
+
+
+def seal(path: str) -> None:
+    """Make the tmpfs at `path` read-only from now on (its mount namespace's owner only)."""
+    Mounts().mount(None, path, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 
 def build_root(plan: RootPlan) -> dict[str, Any]:

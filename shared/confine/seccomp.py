@@ -27,6 +27,7 @@ LIBRARY_NAMES = ("libseccomp.so.2", "libseccomp.so")
 ACT_ALLOW = 0x7FFF0000
 _ACT_ERRNO = 0x00050000
 _CMP_EQ, _CMP_MASKED_EQ = 4, 7
+_ATTR_CTL_OPTIMIZE = 8  # SCMP_FLTATR_CTL_OPTIMIZE (libseccomp 2.5); older versions refuse it and keep a list
 _NSCALL_ERROR = -1  # what seccomp_syscall_resolve_name returns for a name this libseccomp does not know
 
 NAMESPACE_FLAGS = {
@@ -40,6 +41,8 @@ NAMESPACE_FLAGS = {
     "CLONE_NEWNET": 0x40000000,
 }
 MADV_COLD, MADV_PAGEOUT = 20, 21
+POSIX_FADV_DONTNEED, POSIX_FADV_NOREUSE = 4, 5
+_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
 RWF_NOWAIT = 0x00000008
 
 # Each group is refused as a whole; names this libseccomp does not know are reported, not guessed.
@@ -116,6 +119,8 @@ DENIED_GROUPS: dict[str, tuple[str, ...]] = {
         "mq_getsetattr",
     ),
     "page_cache": ("mincore", "cachestat", "fadvise64", "readahead"),
+    # Around an executor that warms the page cache itself: seeing the cache and evicting from it only.
+    "page_cache_eviction": ("mincore", "cachestat"),
     "namespaces": ("unshare", "setns"),
     "exec": ("execve", "execveat"),
 }
@@ -133,8 +138,8 @@ class Profile:
 
 
 # Around an executor that starts interpreters and, for the versions that make their own, namespaces:
-OUTER = Profile(("tracing", "mounts", "kernel", "sysv_ipc", "page_cache", "namespaces"))
-OUTER_WITH_NESTED_NAMESPACES = Profile(("tracing", "kernel", "sysv_ipc", "page_cache"))
+OUTER = Profile(("tracing", "mounts", "kernel", "sysv_ipc", "page_cache_eviction", "namespaces"))
+OUTER_WITH_NESTED_NAMESPACES = Profile(("tracing", "kernel", "sysv_ipc", "page_cache_eviction"))
 # Around model-written test code itself: nothing to start, nothing to mount.
 INNER = Profile(("tracing", "mounts", "kernel", "sysv_ipc", "page_cache", "namespaces", "exec"))
 
@@ -177,6 +182,7 @@ def _library() -> Any:
     lib.seccomp_release.argtypes = [ctypes.c_void_p]
     lib.seccomp_load.argtypes = [ctypes.c_void_p]
     lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
+    lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
     lib.seccomp_rule_add_array.argtypes = [
         ctypes.c_void_p,
         ctypes.c_uint32,
@@ -223,14 +229,23 @@ class _Builder:
         self.applied.refused += 1
 
 
-def install(profile: Profile) -> Applied:
-    """Load the filter for `profile` into this process (sets no_new_privs first, as the kernel requires)."""
+@dataclass(frozen=True)
+class Compiled:
+    """A filter compiled once (its BPF program) and what it refuses; `load` it in as many processes as needed."""
+
+    program: bytes
+    applied: Applied
+
+
+def compile_filter(profile: Profile) -> Compiled:
+    """The BPF program libseccomp builds for `profile` (a binary tree over the call numbers, where it can)."""
     lib = _library()
     context = lib.seccomp_init(ACT_ALLOW)
     if not context:
         raise ConfinementError("seccomp", "seccomp_init failed")
     applied = Applied(list(profile.groups))
     try:
+        lib.seccomp_attr_set(ctypes.c_void_p(context), _ATTR_CTL_OPTIMIZE, ctypes.c_uint32(2))
         build = _Builder(lib, context, applied)
         eperm = _errno_action(errno.EPERM)
         for group in profile.groups:
@@ -240,18 +255,52 @@ def install(profile: Profile) -> Applied:
             for flag in NAMESPACE_FLAGS.values():
                 build.refuse("clone", eperm, [(0, _CMP_MASKED_EQ, flag, flag)])
             build.refuse("clone3", _errno_action(errno.ENOSYS))
-        if "page_cache" in profile.groups:
+        if "page_cache" in profile.groups or "page_cache_eviction" in profile.groups:
             for advice in (MADV_COLD, MADV_PAGEOUT):
                 build.refuse("madvise", eperm, [(2, _CMP_EQ, advice, 0)])
             for name in ("preadv2", "pwritev2"):
                 build.refuse(name, eperm, [(5, _CMP_MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT)])
-        set_no_new_privs()
-        result = lib.seccomp_load(context)
-        if result != 0:
-            raise ConfinementError("seccomp", f"seccomp_load: {os.strerror(-result)}")
+        if "page_cache_eviction" in profile.groups:
+            for advice in (POSIX_FADV_DONTNEED, POSIX_FADV_NOREUSE):
+                build.refuse("fadvise64", eperm, [(3, _CMP_EQ, advice, 0)])
+        read_end, write_end = os.pipe()
+        try:
+            result = lib.seccomp_export_bpf(ctypes.c_void_p(context), write_end)
+            os.close(write_end)
+            write_end = -1
+            if result != 0:
+                raise ConfinementError("seccomp", f"seccomp_export_bpf: {os.strerror(-result)}")
+            chunks = []
+            while chunk := os.read(read_end, 1 << 16):
+                chunks.append(chunk)
+        finally:
+            os.close(read_end)
+            if write_end >= 0:
+                os.close(write_end)
     finally:
         lib.seccomp_release(context)
-    return applied
+    return Compiled(b"".join(chunks), applied)
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def load(compiled: Compiled) -> Applied:
+    """Load a compiled filter into this process for good (no_new_privs first, as the kernel requires)."""
+    set_no_new_privs()
+    program = ctypes.create_string_buffer(compiled.program, len(compiled.program))
+    fprog = _SockFprog(len(compiled.program) // 8, ctypes.addressof(program))
+    libc = ctypes.CDLL(None, use_errno=True)
+    result = libc.prctl(_PR_SET_SECCOMP, ctypes.c_ulong(_SECCOMP_MODE_FILTER), ctypes.byref(fprog), 0, 0)
+    if result != 0:
+        raise ConfinementError("seccomp", f"load: {os.strerror(ctypes.get_errno())}")
+    return compiled.applied
+
+
+def install(profile: Profile) -> Applied:
+    """Compile the filter for `profile` and load it into this process."""
+    return load(compile_filter(profile))
 
 
 def filter_mode() -> int:

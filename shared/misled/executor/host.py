@@ -32,7 +32,7 @@ from typing import Any
 from ... import embedding
 from ...confine import errors, landlock, privileges, seccomp
 from ...confine import namespaces as confine_namespaces
-from . import guard, items, lockdown, paths, server, version, wire
+from . import guard, instance, items, lockdown, paths, server, version, wire
 
 OUTCOMES = ("pass", "fail", "error", "timeout")
 SANDBOX_MODULES: tuple[ModuleType, ...] = (
@@ -46,6 +46,7 @@ SANDBOX_MODULES: tuple[ModuleType, ...] = (
     guard,
     lockdown,
     items,
+    instance,
     version,
     server,
 )
@@ -170,6 +171,16 @@ def _sandbox_sources() -> dict[str, str]:
     return {"/".join(module.__name__.split(".")[1:]) + ".py": _module_source(module) for module in SANDBOX_MODULES}
 
 
+_PACKAGES: list[list[str]] = []
+
+
+def _library_packages() -> list[str]:
+    """What the library view shows besides the standard library, found once per process for every server."""
+    if not _PACKAGES:
+        _PACKAGES.append(server.LibraryView().packages)
+    return _PACKAGES[0]
+
+
 def _environment(root: str) -> dict[str, str]:
     return {
         "PATH": "/usr/bin:/bin",
@@ -193,6 +204,7 @@ class _Session:
         self.root = os.path.realpath(tempfile.mkdtemp(prefix="hallubench-misled-v2-"))
         self.groups: set[int] = set()
         config = {
+            "packages": _library_packages(),
             "item_timeout_s": limits.item_timeout_s,
             "memory_bytes": limits.memory_bytes,
             "file_size_bytes": limits.file_size_bytes,
@@ -240,10 +252,10 @@ class _Session:
             "python": ready.get("python"),
         }
 
-    def _log_tail(self) -> str:
+    def _log_tail(self, n: int = 1500) -> str:
         try:
             with open(os.path.join(self.root, "server.log"), "rb") as handle:
-                return handle.read()[-1500:].decode("utf-8", "replace")
+                return handle.read()[-n:].decode("utf-8", "replace")
         except OSError:
             return ""
 

@@ -1,11 +1,11 @@
-"""A test process: collect the file, run one item (or only report the items), tell the version process.
+"""The test-code side of a version: a collector process, forked from the version's harness, and one fork of it per item.
 
-Each test process is a fresh fork of the version process, which has never run test code: so no
-callback, property or hook a test file installs can ever run with the harness's privileges, and
-what one item's process does dies with it. Before the test file is imported here, the process
-drops every descriptor but its report pipe, takes its limits, enters a Landlock domain of its own
-(it can then signal no process outside itself, its version process included), closes the routes
-the audit cannot see (`lockdown.py`) and adds the tripwire (`guard.py`).
+The harness (`version.py`) never runs test code, so no callback, property or hook a test file installs
+can ever run with its privileges. The collector is a fresh fork of it; before the test file is imported
+there, it drops every descriptor but its report pipe, takes its limits, enters a Landlock domain of its
+own (it can then signal no process outside it, the harness included), closes the routes the audit
+cannot see (`lockdown.py`) and adds the tripwire (`guard.py`). It collects the file once and runs each
+item in a fork of itself, so what one item does dies with that item's process.
 
 The verdict is pytest's own: `runtestprotocol` runs setup, call and teardown with pytest's hooks,
 so strict `xfail`, `unittest.expectedFailure` and every other mark mean what pytest says they mean.
@@ -17,6 +17,7 @@ did, so test code that forges it decides only its own outcome, which its test de
 
 from __future__ import annotations
 
+import gc
 import os
 import resource
 import sys
@@ -31,7 +32,7 @@ DETAIL_LIMIT = 400
 
 @dataclass(frozen=True)
 class ItemPlan:
-    """What a test process needs, prepared by the version process before the fork."""
+    """What the collector needs, prepared by the version's harness before the fork."""
 
     session: Any
     collection_errors: Any
@@ -117,6 +118,7 @@ def _prepare(plan: ItemPlan) -> Any:
         resource.setrlimit(getattr(resource, name), (value, value))
     if plan.confine is not None:
         plan.confine()
+    gc.disable()  # no collection walks (and so copies) the pages each item's fork shares with the collector
     sys.meta_path.insert(0, HiddenPackages(plan.rules.listable, plan.rules.read_roots))
     lockdown.apply(plan.lockdown)
     hook, tripped = guard.make_hook(plan.rules)
@@ -185,40 +187,54 @@ def verdict(reports: list[Any]) -> dict[str, str]:
     return {"outcome": "pass", "kind": "xpassed" if hasattr(call, "wasxfail") else "passed", "detail": ""}
 
 
-def run_test_process(plan: ItemPlan, node: str | None) -> None:
-    """The body of a test process; never returns. `node` None: report the collected items only."""
+def _run_item(item: Any, index: int, report_fd: int, tripped: Any, logged: LoggedReports) -> None:
+    """The body of an item's own process; never returns."""
+    try:
+        from _pytest.runner import runtestprotocol
+
+        reports = runtestprotocol(item, log=False, nextitem=None)
+        send(report_fd, {"type": "item", "index": index, **verdict([*reports, *logged.reports]), "tripped": tripped()})
+    except BaseException as exc:
+        try:
+            kind = f"harness: {type(exc).__name__}"
+            send(report_fd, {"type": "item", "index": index, "outcome": "error", "kind": kind, "detail": ""})
+        except BaseException:
+            pass
+    finally:
+        os._exit(0)
+
+
+def run_collector(plan: ItemPlan, wanted: tuple[int, ...] | None) -> None:
+    """The test-code process of a version; never returns. It collects the file, reports the items, then runs
+    each wanted one (by index) in a fork of itself: `start`, then the item's own `item` record.
+
+    Everything here may be rewritten by the test file it imports: it reports to the version's harness,
+    which trusts it with nothing but this version's own outcomes and enforces every deadline itself.
+    """
     report_fd = plan.report_fd
     try:
         tripped = _prepare(plan)
         items, error = _collected(plan)
-        if node is None:
-            record = (
-                {"type": "collected", "items": [str(item.nodeid) for item in items]}
-                if items is not None
-                else {
-                    "type": "collection_error",
-                    "detail": error,
-                }
-            )
-            send(report_fd, record)
-        else:
-            found = [item for item in items or [] if item.nodeid == node]
-            if not found:
-                why = "not collected in its own process" if items is not None else f"collection failed: {error}"
-                send(report_fd, {"type": "item", "outcome": "error", "kind": why[:200], "detail": ""})
-            else:
-                from _pytest.runner import runtestprotocol
-
-                logged = LoggedReports()  # what the run reports besides its phases: subtests
-                found[0].config.pluginmanager.register(logged, "hallubench-logged-reports")
-                reports = runtestprotocol(found[0], log=False, nextitem=None)
-                send(report_fd, {"type": "item", **verdict([*reports, *logged.reports]), "tripped": tripped()})
+        if items is None:
+            send(report_fd, {"type": "collection_error", "detail": error})
+            return
+        send(report_fd, {"type": "collected", "items": [str(item.nodeid) for item in items]})
+        logged = LoggedReports()  # what a run reports besides its phases (subtests); each item's fork its own copy
+        plan.session.config.pluginmanager.register(logged, "hallubench-logged-reports")
+        gc.freeze()
+        for index, item in enumerate(items):
+            if wanted is not None and index not in wanted:
+                continue
+            send(report_fd, {"type": "start", "index": index})
+            pid = os.fork()
+            if pid == 0:
+                _run_item(item, index, report_fd, tripped, logged)
+            os.waitpid(pid, 0)
+        send(report_fd, {"type": "collector_done"})
     except BaseException as exc:
         try:  # noqa: SIM105 (no library helper here: test code may have replaced it)
-            send(
-                report_fd, {"type": "item", "outcome": "error", "kind": f"harness: {type(exc).__name__}", "detail": ""}
-            )
+            send(report_fd, {"type": "collector_error", "detail": f"{type(exc).__name__}"})
         except BaseException:
             pass
     finally:
-        os._exit(0)  # whatever happened, the test process ends here
+        os._exit(0)  # whatever happened, the collector ends here

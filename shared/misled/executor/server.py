@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import re
 import shutil
 import signal
 import sys
@@ -35,39 +36,75 @@ import tempfile
 import time
 from typing import Any
 
-from ...confine import landlock, namespaces, seccomp
+from ...confine import landlock, seccomp
 from ...confine.errors import ConfinementError
-from . import lockdown, version
+from . import instance, lockdown, version
 from .items import CollectionErrors
 from .wire import LineReader, WireError, send
 
 TEST_FILE = "test_generated.py"
+TB_STYLE = "no"  # pytest's short crash line is all a verdict needs; formatting tracebacks cost 10 ms an item
 RECORD_LIMIT = 1 << 22
 MESSAGE_LIMIT = 1 << 28
 COLLECTION_GRACE_S = 10.0
-# What test code may import beyond the standard library, by distribution, where installed: pytest and what
-# it needs, numpy (HumanEvalPack's own harness imports it) and hypothesis (model-written tests use it).
-DISTRIBUTIONS: tuple[str, ...] = ("pytest", "pluggy", "iniconfig", "packaging", "exceptiongroup", "tomli")
-DISTRIBUTIONS += ("numpy", "hypothesis", "sortedcontainers", "attrs")
+# What test code may import beyond the standard library, by distribution, where installed, with what each
+# requires: pytest, numpy (HumanEvalPack's own harness imports it) and hypothesis (model-written tests use it).
+DISTRIBUTIONS = ("pytest", "numpy", "hypothesis")
 HIDDEN_STDLIB = ("site-packages", "test")  # inside the standard library folder, not part of it for tests
 WARM_LIMIT_BYTES = 1 << 30
 
 
-def _distribution_paths(names: tuple[str, ...]) -> list[str]:
-    """The top-level files and folders each installed distribution put in its site-packages (its `.libs` too)."""
-    from importlib import metadata
+def _normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
 
-    found: set[str] = set()
-    for name in names:
+
+def _installed() -> dict[str, str]:
+    """Every distribution's .dist-info folder on the interpreter's site-packages, by normalized name."""
+    paths = sysconfig.get_paths()
+    found: dict[str, str] = {}
+    for site in dict.fromkeys(os.path.realpath(paths[key]) for key in ("purelib", "platlib") if key in paths):
         try:
-            distribution = metadata.distribution(name)
-        except metadata.PackageNotFoundError:
+            entries = os.listdir(site)
+        except OSError:
             continue
-        for entry in distribution.files or ():
-            top = entry.parts[0] if entry.parts else ""
+        for entry in sorted(entries):
+            if entry.endswith(".dist-info"):
+                found.setdefault(_normalized(entry[: -len(".dist-info")].rsplit("-", 1)[0]), f"{site}/{entry}")
+    return found
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return ""
+
+
+def _distribution_paths(names: tuple[str, ...]) -> list[str]:
+    """The top-level files and folders each installed distribution (and what it requires) put in site-packages.
+
+    Read from the distributions' own RECORD and METADATA files (importlib.metadata finds the same, at ten
+    times the cost: this runs once per session).
+    """
+    installed = _installed()
+    found: set[str] = set()
+    pending, seen = list(names), set()
+    while pending:
+        key = _normalized(pending.pop())
+        folder = installed.get(key)
+        if key in seen or folder is None:
+            continue
+        seen.add(key)
+        site = os.path.dirname(folder)
+        for line in _read(folder + "/METADATA").splitlines():
+            if line.startswith("Requires-Dist:") and "extra ==" not in line:  # what it always needs
+                pending.append(re.split(r"[\s;<>=!~\[(]", line.split(":", 1)[1].strip(), maxsplit=1)[0])
+        for line in _read(folder + "/RECORD").splitlines():
+            top = line.split(",", 1)[0].split("/", 1)[0]
             if not top or top == ".." or top.endswith((".dist-info", ".egg-info")) or top == "__pycache__":
                 continue
-            path = os.path.realpath(str(distribution.locate_file(top)))
+            path = os.path.realpath(f"{site}/{top}")
             if os.path.exists(path):
                 found.add(path)
     return sorted(found)
@@ -76,10 +113,11 @@ def _distribution_paths(names: tuple[str, ...]) -> list[str]:
 class LibraryView:
     """What test code may read: the standard library (without its site-packages and tests), pytest, numpy."""
 
-    def __init__(self) -> None:
+    def __init__(self, packages: list[str] | None = None) -> None:
+        """`packages`: the distributions' paths found before (by the host: finding them takes 0.1 s)."""
         stdlib = os.path.realpath(sysconfig.get_paths()["stdlib"])
         self.stdlib = stdlib
-        self.packages = _distribution_paths(DISTRIBUTIONS)
+        self.packages = _distribution_paths(DISTRIBUTIONS) if packages is None else list(packages)
         self.hidden = [f"{stdlib}/{name}" for name in HIDDEN_STDLIB if os.path.isdir(f"{stdlib}/{name}")]
         entries = []
         for name in sorted(os.listdir(stdlib)):
@@ -96,44 +134,43 @@ class LibraryView:
 
 
 def warm_cache(paths: tuple[str, ...], limit: int = WARM_LIMIT_BYTES) -> dict[str, Any]:
-    """Read every file a test may read once, so its page-cache state is the same for every version."""
+    """Bring every file a test may read into the page cache, so its cache state is the same for every version.
+
+    `posix_fadvise(WILLNEED)` asks the kernel to read each file ahead without copying it here; where that
+    is refused, the file is read.
+    """
     files = total = 0
     for root in paths:
         found = [root] if os.path.isfile(root) else [os.path.join(f, n) for f, _, names in os.walk(root) for n in names]
         for path in found:
             try:
-                with open(path, "rb") as handle:
-                    while chunk := handle.read(1 << 20):
-                        total += len(chunk)
+                fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
             except OSError:
                 continue
+            try:
+                size = os.fstat(fd).st_size
+                try:
+                    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_WILLNEED)
+                except OSError:
+                    while os.read(fd, 1 << 20):
+                        pass
+            except OSError:
+                continue
+            finally:
+                os.close(fd)
             files += 1
+            total += size
             if total >= limit:
                 return {"files": files, "bytes": total, "complete": False}
     return {"files": files, "bytes": total, "complete": True}
 
 
-def probe_namespaces(mount_point: str) -> str | None:
-    """None when a fresh instance can be made here (tried in a child), else why not."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read_end)
-        why = ""
-        try:
-            version.enter_instance(namespaces.RootPlan(mount_point=mount_point, read_only=(), scratch=[]))
-        except (ConfinementError, OSError) as exc:
-            why = str(exc) or type(exc).__name__
-        os.write(write_end, why.encode("utf-8", "replace")[:2000])
-        os._exit(0)
-    os.close(write_end)
-    chunks = []
-    while chunk := os.read(read_end, 4096):
-        chunks.append(chunk)
-    os.close(read_end)
-    os.waitpid(pid, 0)
-    reason = b"".join(chunks).decode("utf-8", "replace")
-    return reason or None
+def _compiled_inner_filter() -> tuple[seccomp.Compiled | None, str | None]:
+    """The test processes' filter, compiled once per session (each version only loads it)."""
+    try:
+        return seccomp.compile_filter(seccomp.INNER), None
+    except ConfinementError as exc:
+        return None, exc.detail
 
 
 def main(payload: dict[str, Any]) -> int:
@@ -146,10 +183,10 @@ class Server:
         config = payload["config"]
         self.config = config
         self.root = tempfile.mkdtemp(prefix="hallubench-misled-")
-        self.work = self.root + "/work"
         self.mount_point = self.root + "/newroot"
-        os.makedirs(self.work)
         os.makedirs(self.mount_point)
+        self.work = self.root + "/work"  # until a session root is entered (then instance.WORK)
+        self.ini = self.root + "/pytest.ini"
         self.item_timeout_s = float(config["item_timeout_s"])
         self.out = os.dup(1)  # the host's channel; stray prints go to the log from here on
         os.dup2(2, 1)
@@ -166,11 +203,15 @@ class Server:
             "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
         }
 
+    def _write_session_files(self) -> None:
+        """The pytest configuration, and the folder each version's working directory is made at."""
+        with open(self.ini, "w", encoding="ascii") as handle:
+            handle.write("[pytest]\npython_files = test_*.py\n")
+        os.makedirs(self.work, exist_ok=True)
+
     def _prepare_pytest(self) -> str:
         os.chdir(self.work)
-        ini = self.root + "/pytest.ini"
-        with open(ini, "w", encoding="ascii") as handle:
-            handle.write("[pytest]\npython_files = test_*.py\n")
+        ini = self.ini
         import _pytest.config
         import _pytest.main
         import pytest
@@ -181,30 +222,50 @@ class Server:
         for plugin in ("cacheprovider", "faulthandler", "stepwise", "terminal", "pastebin", "junitxml"):
             args += ["-p", f"no:{plugin}"]
         config = _pytest.config._prepareconfig(args, plugins=[self.collection_errors])
+        config.option.tbstyle = TB_STYLE
         config._do_configure()
         self.session = _pytest.main.Session.from_config(config)
         config.hook.pytest_sessionstart(session=self.session)
-        os.chdir(self.root)
-        os.rmdir(self.work)  # made anew for every version (or mounted over, in a fresh instance)
+        os.chdir("/")
+        if not self.fresh:
+            os.rmdir(self.work)  # made anew for every version
         return str(pytest.__version__)
 
+    def _enter_session(self) -> dict[str, Any]:
+        """The session root where the kernel allows it (see instance.py); why not, where it does not."""
+        if not self.config.get("namespaces", True):
+            self.fresh = False
+            return {"why_no_fresh_instance": "namespaces not requested"}
+        why_not = instance.probe(self.mount_point)
+        self.fresh = why_not is None
+        if not self.fresh:
+            return {"why_no_fresh_instance": why_not}
+        self.work, self.ini = instance.WORK, instance.SESSION + "/pytest.ini"
+        binds, hidden, late = self.view.root_binds()
+        entered = instance.enter_session(
+            instance.session_plan(self.mount_point, binds, hidden, late), self._write_session_files
+        )
+        return {"why_no_fresh_instance": None, "session_root": entered}
+
     def serve(self) -> int:
-        pytest_version = self._prepare_pytest()
-        self.view = LibraryView()
+        known = self.config.get("packages")
+        self.view = LibraryView([str(path) for path in known] if isinstance(known, list) else None)
+        self.inner_filter, why_no_filter = _compiled_inner_filter()
         lockdown.import_builtins()
         self.lockdown = lockdown.plan()
         self.warmed = warm_cache(self.view.read_roots)
-        wanted = bool(self.config.get("namespaces", True))
-        why_not = probe_namespaces(self.mount_point) if wanted else "namespaces not requested"
-        self.fresh = why_not is None
+        session = self._enter_session()
+        if not self.fresh:
+            self._write_session_files()
+        pytest_version = self._prepare_pytest()
         sys.dont_write_bytecode = True  # a test process writes no bytecode (and reads none) in the working directory
         gc.collect()
         gc.freeze()  # forks then copy fewer pages
         layers = {
             "fresh_instance_per_version": self.fresh,
-            "why_no_fresh_instance": why_not,
+            **session,
             "landlock_abi": landlock.abi_version(),
-            "seccomp": seccomp.available() or "available",
+            "seccomp": why_no_filter or "available",
             "page_cache_warmed": self.warmed,
             "locked_functions": len(self.lockdown),
         }
@@ -263,13 +324,11 @@ class Server:
 
     def _version_process(self, files: dict[str, str], wanted: tuple[str, ...] | None) -> dict[str, Any]:
         read_end, write_end = os.pipe()
-        binds, hidden, late = self.view.root_binds()
         plan = version.VersionPlan(
             session=self.session,
             collection_errors=self.collection_errors,
             results_fd=write_end,
             work=self.work,
-            mount_point=self.mount_point,
             test_file=TEST_FILE,
             files=files,
             select=wanted,
@@ -280,8 +339,8 @@ class Server:
             environment=self.environment,
             read_roots=self.view.read_roots,
             listable=self.view.listable,
-            root_binds=(tuple(binds), tuple(hidden), tuple(late)),
             lockdown=self.lockdown,
+            inner_filter=self.inner_filter,
             namespaces=self.fresh,
         )
         pid = os.fork()

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import select
 import signal
 import tempfile
 import time
@@ -37,14 +36,15 @@ from typing import Any
 
 from ...confine import landlock, namespaces, privileges, seccomp
 from ...confine.errors import ConfinementError
-from . import guard, lockdown
-from .items import ItemPlan, run_test_process
-from .wire import parse, send
+from . import guard, instance, lockdown
+from .items import ItemPlan, run_collector
+from .wire import LineReader, WireError, send
 
-DETAILS_LIMIT = 1 << 16
+RECORD_LIMIT = 1 << 20
+COLLECTION_GRACE_S = 5.0
+RESTARTS = 3
 FIXED_TIME = 946684800  # 2000-01-01: every file of every version carries the same timestamps
 PR_SET_PDEATHSIG = 1
-TEST_UID = TEST_GID = 64834  # what a root executor drops to before any test code: never root outside
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,6 @@ class VersionPlan:
     collection_errors: Any
     results_fd: int
     work: str
-    mount_point: str  # an empty folder of the server's to build the new root on
     test_file: str
     files: dict[str, str]
     select: tuple[str, ...] | None
@@ -66,9 +65,9 @@ class VersionPlan:
     environment: dict[str, str]
     read_roots: tuple[str, ...]
     listable: tuple[str, ...]  # folders whose entries test code may list, not read (where the packages live)
-    root_binds: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]  # bound, hidden, bound after (server.py)
     lockdown: lockdown.Plan
-    namespaces: bool  # try the fresh instance (off: the working directory alone, as without user namespaces)
+    inner_filter: seccomp.Compiled | None  # compiled once by the server (None: why is in the session's layers)
+    namespaces: bool  # the server is in a session root: take the version's own namespaces (see instance.py)
 
 
 def _die_with_parent() -> None:
@@ -77,70 +76,25 @@ def _die_with_parent() -> None:
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
-def _write_files(work: str, files: dict[str, str], owner: tuple[int, int] | None = None) -> None:
+def _write_files(work: str, files: dict[str, str]) -> None:
     for name, text in files.items():
         path = os.path.join(work, name)
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
     os.mkdir(work + "/tmp")
     for path in [*(os.path.join(work, name) for name in files), work + "/tmp", work]:
-        if owner is not None:
-            os.chown(path, *owner)
         os.utime(path, (FIXED_TIME, FIXED_TIME))
 
 
-def enter_instance(root_plan: namespaces.RootPlan, fill: Any = None) -> dict[str, str]:
-    """Fresh namespaces and the new root `root_plan` describes; `fill()` runs in it before any id changes.
-
-    As root, the mount namespace and the root are made first, as root (so the interpreter can be
-    shown from wherever it lives), then every id drops to TEST_UID before the user namespace is
-    made: ids inside map to that unprivileged user, never to root outside.
-    """
-    if os.geteuid() == 0:
-        proc_self = os.open("/proc/self", os.O_PATH | os.O_DIRECTORY)  # the new root has no /proc
-        try:
-            namespaces.enter(namespaces.CLONE_NEWNS)
-            namespaces.build_root(root_plan)
-            if fill is not None:
-                fill()
-            namespaces.drop_to(TEST_UID, TEST_GID)
-            privileges.set_dumpable()  # the id change cleared it, and with it the right to write our id maps
-            namespaces.enter(namespaces.FRESH & ~namespaces.CLONE_NEWNS, proc_self=proc_self)
-        finally:
-            os.close(proc_self)
-        return {"dropped_root_to": f"uid {TEST_UID}, gid {TEST_GID}"}
-    namespaces.enter(namespaces.FRESH)
-    namespaces.build_root(root_plan)
-    if fill is not None:
-        fill()
-    return {}
-
-
 def _fresh_instance(plan: VersionPlan, layers: dict[str, Any]) -> bool:
-    """Enter new namespaces and the new root with the version's files; False where the kernel refuses."""
+    """The version's own namespaces and a brand-new working directory with its files (in the session root)."""
     if not plan.namespaces:
-        layers["failures"].append("namespaces not requested")
+        layers["failures"].append("no session root (see the session's why_no_fresh_instance)")
         return False
-    root = os.geteuid() == 0
-    owner = (TEST_UID, TEST_GID) if root else None
-    binds, hidden, late = plan.root_binds
-    root_plan = namespaces.RootPlan(
-        mount_point=plan.mount_point,
-        read_only=binds,
-        hidden=hidden,
-        read_only_late=late,
-        scratch=[(plan.work, plan.workdir_bytes)],
-        scratch_owner=owner,
-    )
-    try:
-        layers.update(enter_instance(root_plan, lambda: _write_files(plan.work, plan.files, owner=owner)))
-    except ConfinementError as exc:
-        layers["failures"].append(str(exc))
-        if root or "id map" in exc.detail:  # half-made: this process cannot go on as it is
-            raise
-        return False
+    instance.enter_version(plan.workdir_bytes)
+    _write_files(plan.work, plan.files)
     layers.update(
-        user_namespace=True,
+        user_namespace="the session's",
         mount_namespace=True,
         ipc_namespace=True,
         network_namespace=True,
@@ -174,7 +128,9 @@ def _own_layers(plan: VersionPlan, layers: dict[str, Any]) -> None:
         layers["landlock"] = None
         layers["failures"].append(str(exc))
     try:
-        layers["seccomp"] = seccomp.install(seccomp.INNER).as_dict()
+        if plan.inner_filter is None:
+            raise ConfinementError("seccomp", "no filter could be compiled here")
+        layers["seccomp"] = seccomp.load(plan.inner_filter).as_dict()
     except ConfinementError as exc:
         layers["seccomp"] = None
         layers["failures"].append(str(exc))
@@ -182,40 +138,18 @@ def _own_layers(plan: VersionPlan, layers: dict[str, Any]) -> None:
 
 
 def _own_domain() -> None:
-    """A test process's own Landlock domain: it may signal nothing outside itself (its harness included)."""
+    """The collector's own Landlock domain: it may signal nothing outside it (its harness included)."""
     with contextlib.suppress(ConfinementError):
         landlock.restrict(landlock.Policy(restrict_files=False, tcp_connect=None, tcp_bind=None, scope=True))
 
 
-def _wait(pid: int, read_fd: int, timeout_s: float) -> dict[str, Any] | None:
-    """The first record a test process sent; None when it sent none. Killed at the deadline."""
-    deadline = time.monotonic() + timeout_s
-    data = bytearray()
-    eof = False
-    while not eof and b"\n" not in data:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0 or not select.select([read_fd], [], [], remaining)[0]:
-            break
-        chunk = os.read(read_fd, DETAILS_LIMIT)
-        eof = not chunk
-        data += chunk
-        if len(data) > DETAILS_LIMIT:
-            break
-    timed_out = not eof and b"\n" not in data
-    with contextlib.suppress(OSError):
-        os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
-    if timed_out:
-        return {"outcome": "timeout", "kind": f"timeout after {timeout_s:g} s", "detail": ""}
-    return parse(bytes(data).split(b"\n", 1)[0]) if data else None
-
-
-def _test_process(plan: VersionPlan, node: str | None, timeout_s: float) -> dict[str, Any] | None:
+def _start_collector(plan: VersionPlan, wanted: tuple[int, ...] | None) -> tuple[int, int]:
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(read_end)
-        os.setpgid(0, 0)  # a group of its own: whatever it starts ends with it (without a PID namespace)
+        os.close(plan.results_fd)
+        os.setpgid(0, 0)  # a group of its own: without a PID namespace, its processes end with it
         item_plan = ItemPlan(
             session=plan.session,
             collection_errors=plan.collection_errors,
@@ -225,22 +159,22 @@ def _test_process(plan: VersionPlan, node: str | None, timeout_s: float) -> dict
             memory_bytes=plan.memory_bytes,
             file_size_bytes=plan.file_size_bytes,
             rules=guard.Rules(
-                work=plan.work, read_roots=plan.read_roots, readable_files=namespaces.DEVICES, listable=plan.listable
+                work=plan.work,
+                read_roots=plan.read_roots,
+                readable_files=namespaces.DEVICES,
+                listable=plan.listable,
+                fork_code=run_collector.__code__,
             ),
             lockdown=plan.lockdown,
             confine=_own_domain,
         )
-        run_test_process(item_plan, node)
+        run_collector(item_plan, wanted)
     os.close(write_end)
-    try:
-        return _wait(pid, read_end, timeout_s)
-    finally:
-        os.close(read_end)
-        _reap_others(pid)
+    return pid, read_end
 
 
-def _reap_others(pid: int) -> None:
-    """Nothing a test process started survives it: kill the rest of the version's processes, reap them."""
+def _end_collector(pid: int) -> None:
+    """Nothing the collector started survives it: every other process of the version is killed and reaped."""
     with contextlib.suppress(OSError):
         if os.getpid() == 1:
             os.kill(-1, signal.SIGKILL)  # every other process of the version's PID namespace
@@ -248,59 +182,127 @@ def _reap_others(pid: int) -> None:
             os.killpg(pid, signal.SIGKILL)
     while True:
         try:
-            reaped, _ = os.waitpid(-1, os.WNOHANG)
+            os.waitpid(-1, 0 if os.getpid() == 1 else os.WNOHANG)
         except ChildProcessError:
             return
-        if reaped == 0:
-            return
+        except InterruptedError:
+            continue
 
 
-def _item_record(index: int, node: str, found: dict[str, Any] | None, started: float) -> dict[str, Any]:
-    if (
-        found is None
-        or found.get("type", "item") != "item"
-        or found.get("outcome") not in ("pass", "fail", "error", "timeout")
-    ):
-        found = {"outcome": "error", "kind": "crashed: the test process ended without a result", "detail": ""}
-    tripped = found.get("tripped")
-    record = {
-        "type": "item",
-        "index": index,
-        "node": node,
-        "outcome": str(found["outcome"]),
-        "kind": str(found.get("kind", ""))[:200],
-        "detail": str(found.get("detail", ""))[:400],
-        "duration_s": round(time.monotonic() - started, 4),
-    }
-    if isinstance(tripped, list) and tripped:
-        record["tripped"] = [str(event)[:200] for event in tripped[: guard.TRIPPED_LIMIT]]
-    return record
+class _Supervisor:
+    """Runs collectors for a version and keeps what they report, enforcing every deadline itself."""
+
+    def __init__(self, plan: VersionPlan) -> None:
+        self.plan = plan
+        self.collected: list[str] | None = None
+        self.collection_error: str | None = None
+        self.results: dict[int, dict[str, Any]] = {}
+        self.crashed: set[int] = set()
+
+    def wanted(self) -> list[int]:
+        nodes = self.collected or []
+        return [i for i, node in enumerate(nodes) if self.plan.select is None or node in self.plan.select]
+
+    def _record(self, index: int, found: dict[str, Any], started: float) -> None:
+        assert self.collected is not None
+        outcome = found.get("outcome")
+        record = {
+            "type": "item",
+            "index": index,
+            "node": self.collected[index],
+            "outcome": str(outcome) if outcome in ("pass", "fail", "error", "timeout") else "error",
+            "kind": str(found.get("kind", ""))[:200],
+            "detail": str(found.get("detail", ""))[:400],
+            "duration_s": round(time.monotonic() - started, 4),
+        }
+        tripped = found.get("tripped")
+        if isinstance(tripped, list) and tripped:
+            record["tripped"] = [str(event)[:200] for event in tripped[: guard.TRIPPED_LIMIT]]
+        self.results[index] = record
+        send(self.plan.results_fd, record)
+
+    def run(self, wanted: tuple[int, ...] | None) -> str:
+        """One collector; how it ended. Items it started but never finished are recorded as such."""
+        pid, fd = _start_collector(self.plan, wanted)
+        reader = LineReader(fd, RECORD_LIMIT)
+        grace = self.plan.item_timeout_s + COLLECTION_GRACE_S
+        deadline = time.monotonic() + grace
+        current: int | None = None
+        started = 0.0
+        ended = "exited"
+        try:
+            while True:
+                try:
+                    record = reader.next_record(deadline)
+                except WireError as exc:
+                    ended = f"broke the record format: {exc}"
+                    break
+                if record is None:
+                    if not reader.eof:
+                        ended = "timeout" if current is not None else f"no progress for {grace:g} s"
+                    break
+                kind = record.get("type")
+                if kind == "collected" and isinstance(record.get("items"), list):
+                    nodes = [node[:2000] for node in record["items"][:100_000] if isinstance(node, str)]
+                    if self.collected is None:
+                        self.collected = nodes
+                        send(self.plan.results_fd, {"type": "collected", "items": nodes})
+                    elif nodes != self.collected:
+                        ended = "collected other items when run again"
+                        break
+                elif kind == "collection_error" and self.collected is None:
+                    self.collection_error = str(record.get("detail", ""))[:6000]
+                    break
+                elif kind == "start" and current is None and self.collected is not None:
+                    index = record.get("index")
+                    if type(index) is int and index in self.wanted() and index not in self.results:
+                        current, started = index, time.monotonic()
+                        deadline = started + self.plan.item_timeout_s
+                elif kind == "item" and current is not None and record.get("index") == current:
+                    self._record(current, record, started)
+                    current = None
+                    deadline = time.monotonic() + grace
+                elif kind in ("collector_done", "collector_error"):
+                    ended = "done" if kind == "collector_done" else "collector error"
+                    break
+        finally:
+            os.close(fd)
+            _end_collector(pid)
+        if current is not None and current not in self.results:
+            if ended == "timeout":
+                found = {"outcome": "timeout", "kind": f"timeout after {self.plan.item_timeout_s:g} s"}
+            else:
+                found = {"outcome": "error", "kind": "crashed: the test process ended without a result"}
+                self.crashed.add(current)
+            self._record(current, found, started)
+        return ended
 
 
 def _harness(plan: VersionPlan, layers: dict[str, Any]) -> None:
-    """The version's first process: layers, then the collector and one test process per item."""
+    """The version's first process: layers, then collectors until every wanted item has a result."""
     _own_layers(plan, layers)
     send(plan.results_fd, {"type": "layers", "layers": layers})
-    collection_timeout = plan.item_timeout_s + 5.0
-    found = _test_process(plan, None, collection_timeout)
-    if found is None or found.get("type") not in ("collected", "collection_error"):
-        detail = "the collecting process ended without a result"
-        if found is not None and found.get("outcome") == "timeout":
-            detail = f"collection did not finish in {collection_timeout:g} s"
+    supervisor = _Supervisor(plan)
+    ended = supervisor.run(None)
+    if supervisor.collected is None:
+        detail = supervisor.collection_error or f"the collecting process ended without a result ({ended})"
         send(plan.results_fd, {"type": "collection_error", "detail": detail})
         return
-    if found["type"] == "collection_error":
-        send(plan.results_fd, {"type": "collection_error", "detail": str(found.get("detail", ""))[:6000]})
-        return
-    listed = found.get("items")
-    nodes = [node[:2000] for node in listed[:100_000] if isinstance(node, str)] if isinstance(listed, list) else []
-    send(plan.results_fd, {"type": "collected", "items": nodes})
-    for index, node in enumerate(nodes):
-        if plan.select is not None and node not in plan.select:
-            continue
-        started = time.monotonic()
-        result = _test_process(plan, node, plan.item_timeout_s)
-        send(plan.results_fd, _item_record(index, node, result, started))
+    for _ in range(RESTARTS):
+        missing = [index for index in supervisor.wanted() if index not in supervisor.results]
+        if not missing:
+            return
+        send(
+            plan.results_fd,
+            {
+                "type": "note",
+                "text": f"the test process ended early ({ended}); {len(missing)} item(s) were run again in a new one",
+            },
+        )
+        ended = supervisor.run(tuple(missing))
+    for index in supervisor.wanted():
+        if index not in supervisor.results:
+            supervisor._record(index, {"outcome": "error", "kind": f"crashed: no result ({ended})"}, time.monotonic())
 
 
 def run_version(plan: VersionPlan) -> None:

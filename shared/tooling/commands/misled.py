@@ -91,8 +91,7 @@ def _classify(args: argparse.Namespace) -> int:
     workers = args.jobs if args.jobs is not None else default_workers()
     try:
         found, layers = classify(
-            problem.fields(),
-            sources,
+            [(problem.fields(), source) for source in sources],
             item_timeout_s=args.timeout,
             namespaces=not args.no_namespaces,
             workers=workers,

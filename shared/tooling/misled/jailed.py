@@ -17,29 +17,31 @@ CLASSIFY = "hallubench.tooling.misled.jailed:classify_in_jail"
 
 
 def classify_in_jail(
-    problem: dict[str, str], sources: list[str], item_timeout_s: float, namespaces: bool, workers: int
+    pairs: list[tuple[dict[str, str], str]], item_timeout_s: float, namespaces: bool, workers: int
 ) -> list[dict[str, Any]]:
-    """Runs in the jail worker: classify each source against the problem with the executor."""
+    """Runs in the jail worker: classify each (problem fields, test source) pair with the executor."""
     from ...misled.data import Problem
     from ...misled.executor.host import Limits
     from ...misled.verdicts import classify_files
 
-    found = Problem(**problem)
     limits = Limits(item_timeout_s=item_timeout_s, namespaces=namespaces)
-    results = classify_files([(found, source) for source in sources], limits=limits, workers=workers)
+    found = [(Problem(**problem), source) for problem, source in pairs]
+    results = classify_files(found, limits=limits, workers=workers)
     return [{**item.as_dict(), "isolation": item.isolation} for item in results]
 
 
 def classify(
-    problem: dict[str, str],
-    sources: list[str],
+    pairs: list[tuple[dict[str, str], str]],
     *,
     item_timeout_s: float,
     namespaces: bool,
     workers: int,
     accept_missing: frozenset[str] = frozenset(),
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Each file's classification from a jail worker, and the jail's layers; JailRefused, JailFailed."""
+    """Each (problem fields, test source) pair's classification from a jail worker, and the jail's layers.
+
+    Raises JailRefused (a layer is missing and not accepted) or JailFailed (the jail broke).
+    """
     policy = JailPolicy(nested_namespaces=True, accept_missing=accept_missing)
     with Jail(policy) as jail:
         answer = jail.request(
@@ -47,8 +49,7 @@ def classify(
                 "op": "call",
                 "function": CLASSIFY,
                 "arguments": {
-                    "problem": problem,
-                    "sources": sources,
+                    "pairs": [list(pair) for pair in pairs],
                     "item_timeout_s": item_timeout_s,
                     "namespaces": namespaces,
                     "workers": workers,
@@ -59,6 +60,6 @@ def classify(
     if "error" in answer:
         raise JailFailed(f"the jail worker failed: {answer['error']}")
     result = answer.get("result")
-    if not isinstance(result, list) or len(result) != len(sources) or not all(isinstance(r, dict) for r in result):
+    if not isinstance(result, list) or len(result) != len(pairs) or not all(isinstance(r, dict) for r in result):
         raise JailFailed("the jail worker sent a malformed answer")
     return result, layers
