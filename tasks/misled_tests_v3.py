@@ -6,7 +6,7 @@
 # %%
 HB_PROTOCOL_ID = 'misled-tests/v3'
 HB_PROTOCOL_VERSION = 3
-HB_PAYLOAD_SHA256 = '4a56f7f0a42e5f4bc982ffb986841c2d964a6f233643d2d0a0bb189d4b37f760'
+HB_PAYLOAD_SHA256 = '98adf0ab0dd9ca0fd35e33dba09c9b6619883086c4d027ed69280900f5a545ec'
 HB_TAG = 'misled-tests/v3'
 # ---- hallubench payload: every byte below this line is covered by HB_PAYLOAD_SHA256 ----
 
@@ -54,7 +54,7 @@ class ConfinementError(OSError):
         self.detail = detail
 '''
 
-# %% embedded module confine/landlock.py sha256=6b437eda2718c5f95265be7d7f30f9999e063ad1ad4f7c9a99e76d80f17a4f67
+# %% embedded module confine/landlock.py sha256=65a136e20dea1652a50b555188791384d64166db4111e8df6ee992417b359a44
 HB_MODULES['confine/landlock.py'] = r'''"""Landlock: an unprivileged process restricts its own file, TCP and signal access, for good.
 
 Why written here rather than taken from a library: no maintained Python binding exists on PyPI, and
@@ -151,6 +151,7 @@ class Policy:
     """
 
     read: tuple[str, ...] = ()
+    list_only: tuple[str, ...] = ()  # folders (and those beneath) whose entries may be listed, no file read
     write: tuple[str, ...] = ()
     execute: tuple[str, ...] = ()
     devices: tuple[str, ...] = ()
@@ -255,6 +256,7 @@ def restrict(policy: Policy, *, abi: int | None = None) -> Applied:
 def _add_path_rules(libc: Any, ruleset: int, policy: Policy, handled: int, applied: Applied) -> None:
     groups = (
         (policy.read, READ),
+        (policy.list_only, READ_DIR),
         (policy.write, WRITE),
         (policy.execute, EXECUTE | READ_FILE),
         (policy.devices, READ_FILE | WRITE_FILE | IOCTL_DEV),
@@ -276,7 +278,7 @@ def _add_path_rules(libc: Any, ruleset: int, policy: Policy, handled: int, appli
                 os.close(fd)
 '''
 
-# %% embedded module confine/namespaces.py sha256=72ab69e5e6bfcc830cbfa8718da1061f983565a5f6201f8c6a9a1f0e892e03cd
+# %% embedded module confine/namespaces.py sha256=20ef4dcccad480814e238f3591450dcb51fb12bf5f5be4d94507f146e4eb3910
 HB_MODULES['confine/namespaces.py'] = r'''"""Fresh namespaces and a new, read-only root holding only what code under test may see.
 
 `enter` puts the calling process into new user, mount, IPC, network and UTS namespaces (and makes
@@ -347,14 +349,28 @@ class Mounts:
         self._check(self._libc.syscall(number, new_root.encode(), put_old.encode()), "pivot_root")
 
 
-def _write(path: str, text: str) -> None:
-    with open(path, "w", encoding="ascii") as handle:
-        handle.write(text)
+def _write(path: str, text: str, dir_fd: int | None = None) -> None:
+    fd = os.open(path, os.O_WRONLY, dir_fd=dir_fd)
+    try:
+        os.write(fd, text.encode("ascii"))
+    finally:
+        os.close(fd)
 
 
-def enter(flags: int = FRESH) -> None:
+def drop_to(uid: int, gid: int) -> None:
+    """Leave root for good: no supplementary groups, every id `uid`/`gid` (the capabilities go with them)."""
+    try:
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
+    except OSError as exc:
+        raise ConfinementError("privileges", f"cannot drop to uid {uid}: {exc}") from exc
+
+
+def enter(flags: int = FRESH, proc_self: int | None = None) -> None:
     """Unshare `flags` (a new user namespace among them) and map 1000:1000 inside to this process's ids.
 
+    `proc_self`: a descriptor of this process's /proc folder, opened before a new root hid /proc.
     Raises ConfinementError when the kernel refuses; a process left in a user namespace without an
     id map cannot go on, so call this in a child made for the purpose.
     """
@@ -362,10 +378,11 @@ def enter(flags: int = FRESH) -> None:
     libc = Mounts()
     libc.unshare(flags)
     if flags & CLONE_NEWUSER:
+        folder = "" if proc_self is not None else "/proc/self/"
         try:
-            _write("/proc/self/setgroups", "deny")
-            _write("/proc/self/uid_map", f"{INSIDE_UID} {uid} 1")
-            _write("/proc/self/gid_map", f"{INSIDE_GID} {gid} 1")
+            _write(folder + "setgroups", "deny", proc_self)
+            _write(folder + "uid_map", f"{INSIDE_UID} {uid} 1", proc_self)
+            _write(folder + "gid_map", f"{INSIDE_GID} {gid} 1", proc_self)
         except OSError as exc:
             raise ConfinementError("namespaces", f"id map: {exc}") from exc
 
@@ -424,11 +441,13 @@ class RootPlan:
     hidden: Sequence[str] = ()
     read_only_late: Sequence[str] = ()
     devices: Sequence[str] = DEVICES
+    scratch_owner: tuple[int, int] | None = None  # (uid, gid) owning the scratch tmpfs roots (default: the caller)
 
 
 class _NewRoot:
     def __init__(self, libc: Mounts, root: str) -> None:
         self.libc, self.root = libc, root
+        self.host_points = mount_points_under("/")  # read once: a bind of a source brings along those under it
 
     def bind_read_only(self, source: str, device: bool = False) -> None:
         target = self.root + source
@@ -439,7 +458,8 @@ class _NewRoot:
             with open(target, "w", encoding="ascii"):
                 pass
         self.libc.mount(source, target, None, MS_BIND | MS_REC)
-        for point in mount_points_under(target):
+        inside = [point for point in self.host_points if point.startswith(source.rstrip("/") + "/")]
+        for point in [target, *(self.root + point for point in inside)]:
             # Read-only is what keeps access times still (no atime is written through a read-only mount); the
             # atime flags themselves are locked in a user namespace and are kept as they are.
             flags = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | (0 if device else MS_NODEV) | kept_flags(point)
@@ -449,9 +469,15 @@ class _NewRoot:
         os.makedirs(os.path.dirname(self.root + path), exist_ok=True)
         os.symlink(os.readlink(path), self.root + path)
 
-    def tmpfs(self, path: str, size: int) -> None:
+    def tmpfs(self, path: str, size: int, owner: tuple[int, int] | None = None) -> None:
         os.makedirs(self.root + path, exist_ok=True)
-        self.libc.mount("tmpfs", self.root + path, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},mode=0755")
+        options = f"size={size},mode=0755" + (f",uid={owner[0]},gid={owner[1]}" if owner is not None else "")
+        self.libc.mount("tmpfs", self.root + path, "tmpfs", MS_NOSUID | MS_NODEV, options)
+
+
+def seal(path: str) -> None:
+    """Make the tmpfs at `path` read-only from now on (its mount namespace's owner only)."""
+    Mounts().mount(None, path, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 
 def build_root(plan: RootPlan) -> dict[str, Any]:
@@ -483,7 +509,7 @@ def build_root(plan: RootPlan) -> dict[str, Any]:
     for path in hidden:
         libc.mount(None, root + path, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
     for path, size in plan.scratch:
-        new.tmpfs(path, size)
+        new.tmpfs(path, size, plan.scratch_owner)
     os.makedirs(root + "/.old", exist_ok=True)
     libc.mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
     libc.pivot_root(root, root + "/.old")
@@ -620,7 +646,7 @@ def set_limits(limits: Mapping[str, int]) -> dict[str, int]:
     return applied
 '''
 
-# %% embedded module confine/seccomp.py sha256=eb9a87b286fc6c643b103892c71947a0e7b3830a1c103bc083fc744bf1497967
+# %% embedded module confine/seccomp.py sha256=cd4dbd846d4bc1d57d632dbb611f7ff11fe6f4ba4e2b829dec1e60a9d8658158
 HB_MODULES['confine/seccomp.py'] = r'''"""A system-call filter compiled by libseccomp: the calls model-written code never needs are refused.
 
 libseccomp is the maintained component (it knows every architecture's numbers and compiles the
@@ -650,6 +676,7 @@ LIBRARY_NAMES = ("libseccomp.so.2", "libseccomp.so")
 ACT_ALLOW = 0x7FFF0000
 _ACT_ERRNO = 0x00050000
 _CMP_EQ, _CMP_MASKED_EQ = 4, 7
+_ATTR_CTL_OPTIMIZE = 8  # SCMP_FLTATR_CTL_OPTIMIZE (libseccomp 2.5); older versions refuse it and keep a list
 _NSCALL_ERROR = -1  # what seccomp_syscall_resolve_name returns for a name this libseccomp does not know
 
 NAMESPACE_FLAGS = {
@@ -663,6 +690,8 @@ NAMESPACE_FLAGS = {
     "CLONE_NEWNET": 0x40000000,
 }
 MADV_COLD, MADV_PAGEOUT = 20, 21
+POSIX_FADV_DONTNEED, POSIX_FADV_NOREUSE = 4, 5
+_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
 RWF_NOWAIT = 0x00000008
 
 # Each group is refused as a whole; names this libseccomp does not know are reported, not guessed.
@@ -739,6 +768,8 @@ DENIED_GROUPS: dict[str, tuple[str, ...]] = {
         "mq_getsetattr",
     ),
     "page_cache": ("mincore", "cachestat", "fadvise64", "readahead"),
+    # Around an executor that warms the page cache itself: seeing the cache and evicting from it only.
+    "page_cache_eviction": ("mincore", "cachestat"),
     "namespaces": ("unshare", "setns"),
     "exec": ("execve", "execveat"),
 }
@@ -756,8 +787,8 @@ class Profile:
 
 
 # Around an executor that starts interpreters and, for the versions that make their own, namespaces:
-OUTER = Profile(("tracing", "mounts", "kernel", "sysv_ipc", "page_cache", "namespaces"))
-OUTER_WITH_NESTED_NAMESPACES = Profile(("tracing", "kernel", "sysv_ipc", "page_cache"))
+OUTER = Profile(("tracing", "mounts", "kernel", "sysv_ipc", "page_cache_eviction", "namespaces"))
+OUTER_WITH_NESTED_NAMESPACES = Profile(("tracing", "kernel", "sysv_ipc", "page_cache_eviction"))
 # Around model-written test code itself: nothing to start, nothing to mount.
 INNER = Profile(("tracing", "mounts", "kernel", "sysv_ipc", "page_cache", "namespaces", "exec"))
 
@@ -800,6 +831,7 @@ def _library() -> Any:
     lib.seccomp_release.argtypes = [ctypes.c_void_p]
     lib.seccomp_load.argtypes = [ctypes.c_void_p]
     lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
+    lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
     lib.seccomp_rule_add_array.argtypes = [
         ctypes.c_void_p,
         ctypes.c_uint32,
@@ -846,14 +878,23 @@ class _Builder:
         self.applied.refused += 1
 
 
-def install(profile: Profile) -> Applied:
-    """Load the filter for `profile` into this process (sets no_new_privs first, as the kernel requires)."""
+@dataclass(frozen=True)
+class Compiled:
+    """A filter compiled once (its BPF program) and what it refuses; `load` it in as many processes as needed."""
+
+    program: bytes
+    applied: Applied
+
+
+def compile_filter(profile: Profile) -> Compiled:
+    """The BPF program libseccomp builds for `profile` (a binary tree over the call numbers, where it can)."""
     lib = _library()
     context = lib.seccomp_init(ACT_ALLOW)
     if not context:
         raise ConfinementError("seccomp", "seccomp_init failed")
     applied = Applied(list(profile.groups))
     try:
+        lib.seccomp_attr_set(ctypes.c_void_p(context), _ATTR_CTL_OPTIMIZE, ctypes.c_uint32(2))
         build = _Builder(lib, context, applied)
         eperm = _errno_action(errno.EPERM)
         for group in profile.groups:
@@ -863,18 +904,52 @@ def install(profile: Profile) -> Applied:
             for flag in NAMESPACE_FLAGS.values():
                 build.refuse("clone", eperm, [(0, _CMP_MASKED_EQ, flag, flag)])
             build.refuse("clone3", _errno_action(errno.ENOSYS))
-        if "page_cache" in profile.groups:
+        if "page_cache" in profile.groups or "page_cache_eviction" in profile.groups:
             for advice in (MADV_COLD, MADV_PAGEOUT):
                 build.refuse("madvise", eperm, [(2, _CMP_EQ, advice, 0)])
             for name in ("preadv2", "pwritev2"):
                 build.refuse(name, eperm, [(5, _CMP_MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT)])
-        set_no_new_privs()
-        result = lib.seccomp_load(context)
-        if result != 0:
-            raise ConfinementError("seccomp", f"seccomp_load: {os.strerror(-result)}")
+        if "page_cache_eviction" in profile.groups:
+            for advice in (POSIX_FADV_DONTNEED, POSIX_FADV_NOREUSE):
+                build.refuse("fadvise64", eperm, [(3, _CMP_EQ, advice, 0)])
+        read_end, write_end = os.pipe()
+        try:
+            result = lib.seccomp_export_bpf(ctypes.c_void_p(context), write_end)
+            os.close(write_end)
+            write_end = -1
+            if result != 0:
+                raise ConfinementError("seccomp", f"seccomp_export_bpf: {os.strerror(-result)}")
+            chunks = []
+            while chunk := os.read(read_end, 1 << 16):
+                chunks.append(chunk)
+        finally:
+            os.close(read_end)
+            if write_end >= 0:
+                os.close(write_end)
     finally:
         lib.seccomp_release(context)
-    return applied
+    return Compiled(b"".join(chunks), applied)
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def load(compiled: Compiled) -> Applied:
+    """Load a compiled filter into this process for good (no_new_privs first, as the kernel requires)."""
+    set_no_new_privs()
+    program = ctypes.create_string_buffer(compiled.program, len(compiled.program))
+    fprog = _SockFprog(len(compiled.program) // 8, ctypes.addressof(program))
+    libc = ctypes.CDLL(None, use_errno=True)
+    result = libc.prctl(_PR_SET_SECCOMP, ctypes.c_ulong(_SECCOMP_MODE_FILTER), ctypes.byref(fprog), 0, 0)
+    if result != 0:
+        raise ConfinementError("seccomp", f"load: {os.strerror(ctypes.get_errno())}")
+    return compiled.applied
+
+
+def install(profile: Profile) -> Applied:
+    """Compile the filter for `profile` and load it into this process."""
+    return load(compile_filter(profile))
 
 
 def filter_mode() -> int:
@@ -1662,7 +1737,7 @@ frozen v1 task files that embed it.
 """
 '''
 
-# %% embedded module misled/executor/guard.py sha256=ad1b8270ef955c99db08b86b5aff8ddb793e92a38fcd5ea583702964e8bb2935
+# %% embedded module misled/executor/guard.py sha256=0a35caa5820325218fcc9e0fe1aa47f4eacebc87c8f22a8bcb1b9f13c9cb7bfd
 HB_MODULES['misled/executor/guard.py'] = r'''"""The audit policy of a test process: one permanent hook, no off switch, a tripwire that records.
 
 misled-tests v3: this hook is not the boundary. The kernel is (fresh namespaces per program version,
@@ -1813,6 +1888,8 @@ class Rules:
     work: str
     read_roots: tuple[str, ...]
     readable_files: tuple[str, ...]
+    listable: tuple[str, ...] = ()  # folders whose entries may be listed, not read (site-packages)
+    fork_code: Any = None  # the code object of the one function that forks a test process (the collector's loop)
 
 
 TRIPPED_LIMIT = 20
@@ -1843,9 +1920,10 @@ def make_hook(rules: Rules) -> tuple[Callable[[str, tuple[Any, ...]], None], Cal
     )
     loader_types, own_get_data, own_get_filename = _LOADER_TYPES, _GET_DATA, _GET_FILENAME
     write_flags = _WRITE_FLAGS
-    work, read_roots, readable_files = rules.work, rules.read_roots, rules.readable_files
+    work, read_roots, readable_files, listable_only = rules.work, rules.read_roots, rules.readable_files, rules.listable
+    fork_code = rules.fork_code
     tripped: list[str] = []
-    record, limit = tripped.append, TRIPPED_LIMIT
+    record, limit, as_list = tripped.append, TRIPPED_LIMIT, list
 
     def violation(event: str, detail: object = "") -> SandboxViolation:
         # Only text is shown, never the repr of an object test code made (it would run test code here).
@@ -1894,7 +1972,8 @@ def make_hook(rules: Rules) -> tuple[Callable[[str, tuple[Any, ...]], None], Cal
     def listable(event: str, raw: object) -> None:
         if raw is None or exact(raw) is int_type:
             return
-        if not readable(target_of(event, raw)):
+        target = target_of(event, raw)
+        if not readable(target) and target not in listable_only:
             raise violation(event, shown(raw))
 
     def on_open(event: str, args: tuple[Any, ...]) -> None:
@@ -1910,13 +1989,17 @@ def make_hook(rules: Rules) -> tuple[Callable[[str, tuple[Any, ...]], None], Cal
                 return
             raise violation(event, shown(raw))
         if not readable(target):
-            if inside(target, work) and target.endswith(".pyc"):  # the import system looking for bytecode
-                raise violation_type(f"sandbox: {event} of bytecode in the working directory is not allowed")
+            if target.endswith(".pyc"):  # the import system looking for cached bytecode: expected, not recorded
+                raise violation_type(f"sandbox: {event} of cached bytecode is not allowed")
             raise violation(event, shown(raw))
         if not inside(target, work) and is_directory(target):
             raise violation(event, f"{shown(raw)} (a directory descriptor outside the working directory)")
 
     def on_fork(event: str, args: tuple[Any, ...]) -> None:
+        # The collector's own loop forks each item; test code that tricks it into forking gains a process in
+        # its own version's instance, which the kernel contains like any other (this hook is not the boundary).
+        if fork_code is not None and getframe(2).f_code is fork_code:
+            return
         raise violation(event)
 
     def on_kill(event: str, args: tuple[Any, ...]) -> None:
@@ -2094,12 +2177,12 @@ def make_hook(rules: Rules) -> tuple[Callable[[str, tuple[Any, ...]], None], Cal
             raise violation(event)
 
     def tripped_so_far() -> list[str]:
-        return list(tripped)
+        return as_list(tripped)
 
     return hook, tripped_so_far
 '''
 
-# %% embedded module misled/executor/host.py sha256=dc2261a5ef822485267a1aa4f49efc6716087c32ec227df32cf3f0a13935c699
+# %% embedded module misled/executor/host.py sha256=4ae88afe2bedbfee794c34646941d1b6a0efc7a4d989483fd59e2e07393e3b5c
 HB_MODULES['misled/executor/host.py'] = r'''"""The executor's host side (misled-tests v3): start sandbox servers, feed them versions, gather results.
 
 `run_jobs` runs every collected item of every job (a test file and its program versions) on each
@@ -2134,7 +2217,7 @@ from typing import Any
 from ... import embedding
 from ...confine import errors, landlock, privileges, seccomp
 from ...confine import namespaces as confine_namespaces
-from . import guard, items, lockdown, paths, server, version, wire
+from . import guard, instance, items, lockdown, paths, server, version, wire
 
 OUTCOMES = ("pass", "fail", "error", "timeout")
 SANDBOX_MODULES: tuple[ModuleType, ...] = (
@@ -2148,6 +2231,7 @@ SANDBOX_MODULES: tuple[ModuleType, ...] = (
     guard,
     lockdown,
     items,
+    instance,
     version,
     server,
 )
@@ -2229,10 +2313,14 @@ class VersionResult:
 
 @dataclass(frozen=True)
 class Job:
-    """One test file and the versions (name -> {filename: text}) it runs against."""
+    """One test file and the versions (name -> {filename: text}) it runs against.
+
+    `order`: run the versions in this order instead of a random one (for checks that must see both orders).
+    """
 
     test_source: str
     versions: Mapping[str, Mapping[str, str]]
+    order: tuple[str, ...] | None = None
 
 
 @dataclass
@@ -2268,6 +2356,16 @@ def _sandbox_sources() -> dict[str, str]:
     return {"/".join(module.__name__.split(".")[1:]) + ".py": _module_source(module) for module in SANDBOX_MODULES}
 
 
+_PACKAGES: list[list[str]] = []
+
+
+def _library_packages() -> list[str]:
+    """What the library view shows besides the standard library, found once per process for every server."""
+    if not _PACKAGES:
+        _PACKAGES.append(server.LibraryView().packages)
+    return _PACKAGES[0]
+
+
 def _environment(root: str) -> dict[str, str]:
     return {
         "PATH": "/usr/bin:/bin",
@@ -2291,6 +2389,7 @@ class _Session:
         self.root = os.path.realpath(tempfile.mkdtemp(prefix="hallubench-misled-v2-"))
         self.groups: set[int] = set()
         config = {
+            "packages": _library_packages(),
             "item_timeout_s": limits.item_timeout_s,
             "memory_bytes": limits.memory_bytes,
             "file_size_bytes": limits.file_size_bytes,
@@ -2338,10 +2437,10 @@ class _Session:
             "python": ready.get("python"),
         }
 
-    def _log_tail(self) -> str:
+    def _log_tail(self, n: int = 1500) -> str:
         try:
             with open(os.path.join(self.root, "server.log"), "rb") as handle:
-                return handle.read()[-1500:].decode("utf-8", "replace")
+                return handle.read()[-n:].decode("utf-8", "replace")
         except OSError:
             return ""
 
@@ -2492,6 +2591,8 @@ class _Worker:
     def run(self, job: Job) -> JobResult:
         order = list(job.versions)
         self.order.shuffle(order)
+        if job.order is not None and sorted(job.order) == sorted(order):
+            order = list(job.order)
         results: dict[str, VersionResult] = {}
         isolation: dict[str, Any] = {}
         for name in order:
@@ -2575,15 +2676,113 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 '''
 
-# %% embedded module misled/executor/items.py sha256=829c548d88e1fd2ab07a36dd9acd4c44a0d0fad09ebee1062ac56c4f45111517
-HB_MODULES['misled/executor/items.py'] = r'''"""A test process: collect the file, run one item (or only report the items), tell the version process.
+# %% embedded module misled/executor/instance.py sha256=b56ba43087ae020bbe46dabca9a9a727bb3f18dabede3a7cbcbaf702354af3b2
+HB_MODULES['misled/executor/instance.py'] = r'''"""The instances the versions run in: one read-only root per session, a fresh set of namespaces per version.
 
-Each test process is a fresh fork of the version process, which has never run test code: so no
-callback, property or hook a test file installs can ever run with the harness's privileges, and
-what one item's process does dies with it. Before the test file is imported here, the process
-drops every descriptor but its report pipe, takes its limits, enters a Landlock domain of its own
-(it can then signal no process outside itself, its version process included), closes the routes
-the audit cannot see (`lockdown.py`) and adds the tripwire (`guard.py`).
+The server enters a session root once (`enter_session`): new user, mount, network and UTS namespaces, a new root
+holding only read-only views of the libraries test code may use, with a small read-only session
+folder at SESSION (the pytest configuration, and the mount point of the working directory). Each
+version then takes, in a fork of the server, new mount, IPC and PID namespaces and a brand-new tmpfs on
+the working directory (`enter_version`): the same path, the same first inode numbers, no IPC object
+and no process left by the version before it, about a millisecond instead of the ten a whole new root
+costs. (The session's network namespace has only a loopback device that is down, and nothing a version
+could leave in it outlives the version's processes.)
+
+As root, the session root is built as root (so the interpreter can be shown from wherever it lives)
+and every id then drops to TEST_UID before the user namespace is made: ids inside map to that
+unprivileged user, never to root outside. Where the kernel allows none of it, the server runs
+without (`probe` says why) and each version gets a new folder instead, recorded in its row.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from ...confine import namespaces, privileges
+from ...confine.errors import ConfinementError
+
+SESSION = "/hallubench"  # inside the session root: the same path on every machine, for every session
+WORK = SESSION + "/work"
+TEST_UID = TEST_GID = 64834  # what a root executor drops to before any test code: never root outside
+# Per session: a user, mount, network (loopback down, no address) and UTS namespace. Per version: mount
+# (its own tmpfs), IPC (no System V or POSIX queue object reaches the next) and PID (nothing survives it).
+SESSION_FLAGS = namespaces.CLONE_NEWUSER | namespaces.CLONE_NEWNS | namespaces.CLONE_NEWNET | namespaces.CLONE_NEWUTS
+VERSION_FLAGS = namespaces.CLONE_NEWNS | namespaces.CLONE_NEWIPC | namespaces.CLONE_NEWPID
+
+
+def enter_session(plan: namespaces.RootPlan, fill: Callable[[], None]) -> dict[str, Any]:
+    """Enter the session root `plan` describes; `fill()` writes the session folder before it turns read-only."""
+    root = os.geteuid() == 0
+    proc_self = os.open("/proc/self", os.O_PATH | os.O_DIRECTORY) if root else -1  # the new root has no /proc
+    try:
+        namespaces.enter(namespaces.CLONE_NEWNS if root else SESSION_FLAGS)
+        built = namespaces.build_root(plan)
+        fill()
+        namespaces.seal(SESSION)
+        if root:
+            namespaces.drop_to(TEST_UID, TEST_GID)
+            privileges.set_dumpable()  # the id change cleared it, and with it the right to write our id maps
+            namespaces.enter(SESSION_FLAGS & ~namespaces.CLONE_NEWNS, proc_self=proc_self)
+    finally:
+        if proc_self >= 0:
+            os.close(proc_self)
+    return {**built, **({"dropped_root_to": f"uid {TEST_UID}, gid {TEST_GID}"} if root else {})}
+
+
+def enter_version(work_bytes: int) -> None:
+    """In a fork of the server inside the session root: the version's own namespaces and working directory."""
+    namespaces.enter(VERSION_FLAGS)
+    namespaces.Mounts().mount(
+        "tmpfs", WORK, "tmpfs", namespaces.MS_NOSUID | namespaces.MS_NODEV, f"size={work_bytes},mode=0755"
+    )
+
+
+def session_plan(mount_point: str, binds: list[str], hidden: list[str], late: list[str]) -> namespaces.RootPlan:
+    owner = (TEST_UID, TEST_GID) if os.geteuid() == 0 else None
+    return namespaces.RootPlan(
+        mount_point=mount_point,
+        read_only=binds,
+        hidden=hidden,
+        read_only_late=late,
+        scratch=[(SESSION, 1 << 20)],
+        scratch_owner=owner,
+    )
+
+
+def probe(mount_point: str) -> str | None:
+    """None when a session root and a version instance can be made here (tried in a child), else why not."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        why = ""
+        try:
+            enter_session(session_plan(mount_point, [], [], []), lambda: os.mkdir(WORK))
+            enter_version(1 << 20)
+        except (ConfinementError, OSError) as exc:
+            why = str(exc) or type(exc).__name__
+        os.write(write_end, why.encode("utf-8", "replace")[:2000])
+        os._exit(0)
+    os.close(write_end)
+    chunks = []
+    while chunk := os.read(read_end, 4096):
+        chunks.append(chunk)
+    os.close(read_end)
+    os.waitpid(pid, 0)
+    return b"".join(chunks).decode("utf-8", "replace") or None
+'''
+
+# %% embedded module misled/executor/items.py sha256=f67b86c10cb5970e62e278c11d8407671696e286cdd896dddfddb95c3f745ff5
+HB_MODULES['misled/executor/items.py'] = r'''"""The test-code side of a version: a collector process, forked from the version's harness, and one fork of it per item.
+
+The harness (`version.py`) never runs test code, so no callback, property or hook a test file installs
+can ever run with its privileges. The collector is a fresh fork of it; before the test file is imported
+there, it drops every descriptor but its report pipe, takes its limits, enters a Landlock domain of its
+own (it can then signal no process outside it, the harness included), closes the routes the audit
+cannot see (`lockdown.py`) and adds the tripwire (`guard.py`). It collects the file once and runs each
+item in a fork of itself, so what one item does dies with that item's process.
 
 The verdict is pytest's own: `runtestprotocol` runs setup, call and teardown with pytest's hooks,
 so strict `xfail`, `unittest.expectedFailure` and every other mark mean what pytest says they mean.
@@ -2595,6 +2794,7 @@ did, so test code that forges it decides only its own outcome, which its test de
 
 from __future__ import annotations
 
+import gc
 import os
 import resource
 import sys
@@ -2609,7 +2809,7 @@ DETAIL_LIMIT = 400
 
 @dataclass(frozen=True)
 class ItemPlan:
-    """What a test process needs, prepared by the version process before the fork."""
+    """What the collector needs, prepared by the version's harness before the fork."""
 
     session: Any
     collection_errors: Any
@@ -2634,6 +2834,46 @@ class CollectionErrors:
             self.messages.append(f"{report.nodeid or '<module>'}: {str(report.longrepr)[-3000:]}")
 
 
+class HiddenPackages:
+    """A finder that makes an installed package outside the view absent, as it is in a fresh instance.
+
+    Without a fresh instance (no namespaces) the folders holding the visible packages list every
+    installed package; importing one the view leaves out must then fail as a missing module (and
+    optional imports fall back), not as a refused file read halfway through the import.
+    """
+
+    def __init__(self, listable: tuple[str, ...], read_roots: tuple[str, ...]) -> None:
+        self.listable, self.read_roots = listable, read_roots
+
+    def _visible(self, origin: str) -> bool:
+        return any(origin == root or origin.startswith(root.rstrip("/") + "/") for root in self.read_roots)
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        from importlib.machinery import PathFinder
+
+        if "." in name or not self.listable:
+            return None
+        spec = PathFinder.find_spec(name, path)
+        if spec is None:
+            return None
+        folders = list(spec.submodule_search_locations or [])
+        top = folders[0] if folders else spec.origin  # a package's folder, or a one-file module
+        hidden = isinstance(top, str) and os.path.dirname(top) in self.listable
+        if hidden and not self._visible(os.path.realpath(str(top))):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+class LoggedReports:
+    """A pytest plugin keeping the reports logged during a run (subtests log theirs during the call)."""
+
+    def __init__(self) -> None:
+        self.reports: list[Any] = []
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        self.reports.append(report)
+
+
 def _short(text: str, limit: int = DETAIL_LIMIT) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -2655,6 +2895,8 @@ def _prepare(plan: ItemPlan) -> Any:
         resource.setrlimit(getattr(resource, name), (value, value))
     if plan.confine is not None:
         plan.confine()
+    gc.disable()  # no collection walks (and so copies) the pages each item's fork shares with the collector
+    sys.meta_path.insert(0, HiddenPackages(plan.rules.listable, plan.rules.read_roots))
     lockdown.apply(plan.lockdown)
     hook, tripped = guard.make_hook(plan.rules)
     sys.addaudithook(hook)
@@ -2700,8 +2942,12 @@ def _detail(report: Any) -> str:
 
 
 def verdict(reports: list[Any]) -> dict[str, str]:
-    """One item's outcome from pytest's reports of its phases."""
-    by_phase = {report.when: report for report in reports}
+    """One item's outcome from pytest's reports of its phases (a phase may have several: subtests)."""
+    by_phase: dict[str, Any] = {}
+    for report in reports:  # per phase, its first failed report, else its last one
+        earlier = by_phase.get(report.when)
+        if earlier is None or not earlier.failed:
+            by_phase[report.when] = report
     setup, call, teardown = by_phase.get("setup"), by_phase.get("call"), by_phase.get("teardown")
     if setup is not None and setup.failed:
         return {"outcome": "error", "kind": "setup error", "detail": f"{_kind(setup)}: {_detail(setup)}"}
@@ -2718,41 +2964,57 @@ def verdict(reports: list[Any]) -> dict[str, str]:
     return {"outcome": "pass", "kind": "xpassed" if hasattr(call, "wasxfail") else "passed", "detail": ""}
 
 
-def run_test_process(plan: ItemPlan, node: str | None) -> None:
-    """The body of a test process; never returns. `node` None: report the collected items only."""
+def _run_item(item: Any, index: int, report_fd: int, tripped: Any, logged: LoggedReports) -> None:
+    """The body of an item's own process; never returns."""
+    try:
+        from _pytest.runner import runtestprotocol
+
+        reports = runtestprotocol(item, log=False, nextitem=None)
+        send(report_fd, {"type": "item", "index": index, **verdict([*reports, *logged.reports]), "tripped": tripped()})
+    except BaseException as exc:
+        try:
+            kind = f"harness: {type(exc).__name__}"
+            send(report_fd, {"type": "item", "index": index, "outcome": "error", "kind": kind, "detail": ""})
+        except BaseException:
+            pass
+    finally:
+        os._exit(0)
+
+
+def run_collector(plan: ItemPlan, wanted: tuple[int, ...] | None) -> None:
+    """The test-code process of a version; never returns. It collects the file, reports the items, then runs
+    each wanted one (by index) in a fork of itself: `start`, then the item's own `item` record.
+
+    Everything here may be rewritten by the test file it imports: it reports to the version's harness,
+    which trusts it with nothing but this version's own outcomes and enforces every deadline itself.
+    """
     report_fd = plan.report_fd
     try:
         tripped = _prepare(plan)
         items, error = _collected(plan)
-        if node is None:
-            record = (
-                {"type": "collected", "items": [str(item.nodeid) for item in items]}
-                if items is not None
-                else {
-                    "type": "collection_error",
-                    "detail": error,
-                }
-            )
-            send(report_fd, record)
-        else:
-            found = [item for item in items or [] if item.nodeid == node]
-            if not found:
-                why = "not collected in its own process" if items is not None else f"collection failed: {error}"
-                send(report_fd, {"type": "item", "outcome": "error", "kind": why[:200], "detail": ""})
-            else:
-                from _pytest.runner import runtestprotocol
-
-                reports = runtestprotocol(found[0], log=False, nextitem=None)
-                send(report_fd, {"type": "item", **verdict(reports), "tripped": tripped()})
+        if items is None:
+            send(report_fd, {"type": "collection_error", "detail": error})
+            return
+        send(report_fd, {"type": "collected", "items": [str(item.nodeid) for item in items]})
+        logged = LoggedReports()  # what a run reports besides its phases (subtests); each item's fork its own copy
+        plan.session.config.pluginmanager.register(logged, "hallubench-logged-reports")
+        gc.freeze()
+        for index, item in enumerate(items):
+            if wanted is not None and index not in wanted:
+                continue
+            send(report_fd, {"type": "start", "index": index})
+            pid = os.fork()
+            if pid == 0:
+                _run_item(item, index, report_fd, tripped, logged)
+            os.waitpid(pid, 0)
+        send(report_fd, {"type": "collector_done"})
     except BaseException as exc:
         try:  # noqa: SIM105 (no library helper here: test code may have replaced it)
-            send(
-                report_fd, {"type": "item", "outcome": "error", "kind": f"harness: {type(exc).__name__}", "detail": ""}
-            )
+            send(report_fd, {"type": "collector_error", "detail": f"{type(exc).__name__}"})
         except BaseException:
             pass
     finally:
-        os._exit(0)  # whatever happened, the test process ends here
+        os._exit(0)  # whatever happened, the collector ends here
 '''
 
 # %% embedded module misled/executor/lockdown.py sha256=2f942f03a7b8e07984022a326d73239115b009b6c59094718a890b6af8ce0e82
@@ -2993,7 +3255,7 @@ def make_path_tools() -> PathTools:
 path_text, resolve, inside, is_directory = make_path_tools()
 '''
 
-# %% embedded module misled/executor/server.py sha256=0d4e27ac73bc4a2c81b882a5fb247d70ecc3406983762f7537af8dbe3269c621
+# %% embedded module misled/executor/server.py sha256=a355fae1b5c4a8a716570225de3eb43d46a8304a1610db72b117da0765b89f50
 HB_MODULES['misled/executor/server.py'] = r'''"""The sandbox server: a warm interpreter that runs one program version of one test file at a time.
 
 Design (v3), one session per batch of test files:
@@ -3023,6 +3285,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import re
 import shutil
 import signal
 import sys
@@ -3031,52 +3294,88 @@ import tempfile
 import time
 from typing import Any
 
-from ...confine import landlock, namespaces, seccomp
+from ...confine import landlock, seccomp
 from ...confine.errors import ConfinementError
-from . import lockdown, version
+from . import instance, lockdown, version
 from .items import CollectionErrors
 from .wire import LineReader, WireError, send
 
 TEST_FILE = "test_generated.py"
+TB_STYLE = "no"  # pytest's short crash line is all a verdict needs; formatting tracebacks cost 10 ms an item
 RECORD_LIMIT = 1 << 22
 MESSAGE_LIMIT = 1 << 28
 COLLECTION_GRACE_S = 10.0
-PYTEST_SUPPORT = ("pytest", "_pytest", "pluggy", "iniconfig", "packaging", "exceptiongroup", "tomli", "py")
-IMPORTABLE = ("numpy",)  # beyond the standard library and pytest: what HumanEvalPack's own harness imports
+# What test code may import beyond the standard library, by distribution, where installed, with what each
+# requires: pytest, numpy (HumanEvalPack's own harness imports it) and hypothesis (model-written tests use it).
+DISTRIBUTIONS = ("pytest", "numpy", "hypothesis")
 HIDDEN_STDLIB = ("site-packages", "test")  # inside the standard library folder, not part of it for tests
 WARM_LIMIT_BYTES = 1 << 30
 
 
-def _package_paths(names: tuple[str, ...]) -> list[str]:
-    """Where each importable name lives: a package folder (with its `.libs` sibling) or a one-file module."""
-    import importlib.util
+def _normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
 
-    found = []
-    for name in names:
+
+def _installed() -> dict[str, str]:
+    """Every distribution's .dist-info folder on the interpreter's site-packages, by normalized name."""
+    paths = sysconfig.get_paths()
+    found: dict[str, str] = {}
+    for site in dict.fromkeys(os.path.realpath(paths[key]) for key in ("purelib", "platlib") if key in paths):
         try:
-            spec = importlib.util.find_spec(name)
-        except (ImportError, ValueError):
+            entries = os.listdir(site)
+        except OSError:
             continue
-        origin = getattr(spec, "origin", None) if spec is not None else None
-        if not origin or not os.path.exists(origin):
+        for entry in sorted(entries):
+            if entry.endswith(".dist-info"):
+                found.setdefault(_normalized(entry[: -len(".dist-info")].rsplit("-", 1)[0]), f"{site}/{entry}")
+    return found
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return ""
+
+
+def _distribution_paths(names: tuple[str, ...]) -> list[str]:
+    """The top-level files and folders each installed distribution (and what it requires) put in site-packages.
+
+    Read from the distributions' own RECORD and METADATA files (importlib.metadata finds the same, at ten
+    times the cost: this runs once per session).
+    """
+    installed = _installed()
+    found: set[str] = set()
+    pending, seen = list(names), set()
+    while pending:
+        key = _normalized(pending.pop())
+        folder = installed.get(key)
+        if key in seen or folder is None:
             continue
-        if spec is not None and spec.submodule_search_locations:
-            folder = os.path.dirname(origin)
-            found.append(folder)
-            if os.path.isdir(folder + ".libs"):
-                found.append(folder + ".libs")
-        else:
-            found.append(origin)
-    return [os.path.realpath(path) for path in found]
+        seen.add(key)
+        site = os.path.dirname(folder)
+        for line in _read(folder + "/METADATA").splitlines():
+            if line.startswith("Requires-Dist:") and "extra ==" not in line:  # what it always needs
+                pending.append(re.split(r"[\s;<>=!~\[(]", line.split(":", 1)[1].strip(), maxsplit=1)[0])
+        for line in _read(folder + "/RECORD").splitlines():
+            top = line.split(",", 1)[0].split("/", 1)[0]
+            if not top or top == ".." or top.endswith((".dist-info", ".egg-info")) or top == "__pycache__":
+                continue
+            path = os.path.realpath(f"{site}/{top}")
+            if os.path.exists(path):
+                found.add(path)
+    return sorted(found)
 
 
 class LibraryView:
     """What test code may read: the standard library (without its site-packages and tests), pytest, numpy."""
 
-    def __init__(self) -> None:
+    def __init__(self, packages: list[str] | None = None) -> None:
+        """`packages`: the distributions' paths found before (by the host: finding them takes 0.1 s)."""
         stdlib = os.path.realpath(sysconfig.get_paths()["stdlib"])
         self.stdlib = stdlib
-        self.packages = _package_paths(PYTEST_SUPPORT + IMPORTABLE)
+        self.packages = _distribution_paths(DISTRIBUTIONS) if packages is None else list(packages)
         self.hidden = [f"{stdlib}/{name}" for name in HIDDEN_STDLIB if os.path.isdir(f"{stdlib}/{name}")]
         entries = []
         for name in sorted(os.listdir(stdlib)):
@@ -3084,6 +3383,8 @@ class LibraryView:
             if path not in self.hidden:
                 entries.append(path)
         self.read_roots = tuple(sorted({*entries, *self.packages}))
+        # The folders holding those packages: the import system lists them to find a module.
+        self.listable = tuple(sorted({os.path.dirname(path) for path in self.packages} - set(self.read_roots)))
 
     def root_binds(self) -> tuple[list[str], list[str], list[str]]:
         """(folders bound first, folders then covered by an empty tmpfs, paths bound last) for the new root."""
@@ -3091,45 +3392,43 @@ class LibraryView:
 
 
 def warm_cache(paths: tuple[str, ...], limit: int = WARM_LIMIT_BYTES) -> dict[str, Any]:
-    """Read every file a test may read once, so its page-cache state is the same for every version."""
+    """Bring every file a test may read into the page cache, so its cache state is the same for every version.
+
+    `posix_fadvise(WILLNEED)` asks the kernel to read each file ahead without copying it here; where that
+    is refused, the file is read.
+    """
     files = total = 0
     for root in paths:
         found = [root] if os.path.isfile(root) else [os.path.join(f, n) for f, _, names in os.walk(root) for n in names]
         for path in found:
             try:
-                with open(path, "rb") as handle:
-                    while chunk := handle.read(1 << 20):
-                        total += len(chunk)
+                fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
             except OSError:
                 continue
+            try:
+                size = os.fstat(fd).st_size
+                try:
+                    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_WILLNEED)
+                except OSError:
+                    while os.read(fd, 1 << 20):
+                        pass
+            except OSError:
+                continue
+            finally:
+                os.close(fd)
             files += 1
+            total += size
             if total >= limit:
                 return {"files": files, "bytes": total, "complete": False}
     return {"files": files, "bytes": total, "complete": True}
 
 
-def probe_namespaces(mount_point: str) -> str | None:
-    """None when a fresh instance can be made here (tried in a child), else why not."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read_end)
-        why = ""
-        try:
-            namespaces.enter(namespaces.FRESH)
-            namespaces.build_root(namespaces.RootPlan(mount_point=mount_point, read_only=(), scratch=[]))
-        except (ConfinementError, OSError) as exc:
-            why = str(exc) or type(exc).__name__
-        os.write(write_end, why.encode("utf-8", "replace")[:2000])
-        os._exit(0)
-    os.close(write_end)
-    chunks = []
-    while chunk := os.read(read_end, 4096):
-        chunks.append(chunk)
-    os.close(read_end)
-    os.waitpid(pid, 0)
-    reason = b"".join(chunks).decode("utf-8", "replace")
-    return reason or None
+def _compiled_inner_filter() -> tuple[seccomp.Compiled | None, str | None]:
+    """The test processes' filter, compiled once per session (each version only loads it)."""
+    try:
+        return seccomp.compile_filter(seccomp.INNER), None
+    except ConfinementError as exc:
+        return None, exc.detail
 
 
 def main(payload: dict[str, Any]) -> int:
@@ -3142,10 +3441,10 @@ class Server:
         config = payload["config"]
         self.config = config
         self.root = tempfile.mkdtemp(prefix="hallubench-misled-")
-        self.work = self.root + "/work"
         self.mount_point = self.root + "/newroot"
-        os.makedirs(self.work)
         os.makedirs(self.mount_point)
+        self.work = self.root + "/work"  # until a session root is entered (then instance.WORK)
+        self.ini = self.root + "/pytest.ini"
         self.item_timeout_s = float(config["item_timeout_s"])
         self.out = os.dup(1)  # the host's channel; stray prints go to the log from here on
         os.dup2(2, 1)
@@ -3162,11 +3461,15 @@ class Server:
             "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
         }
 
+    def _write_session_files(self) -> None:
+        """The pytest configuration, and the folder each version's working directory is made at."""
+        with open(self.ini, "w", encoding="ascii") as handle:
+            handle.write("[pytest]\npython_files = test_*.py\n")
+        os.makedirs(self.work, exist_ok=True)
+
     def _prepare_pytest(self) -> str:
         os.chdir(self.work)
-        ini = self.root + "/pytest.ini"
-        with open(ini, "w", encoding="ascii") as handle:
-            handle.write("[pytest]\npython_files = test_*.py\n")
+        ini = self.ini
         import _pytest.config
         import _pytest.main
         import pytest
@@ -3177,30 +3480,50 @@ class Server:
         for plugin in ("cacheprovider", "faulthandler", "stepwise", "terminal", "pastebin", "junitxml"):
             args += ["-p", f"no:{plugin}"]
         config = _pytest.config._prepareconfig(args, plugins=[self.collection_errors])
+        config.option.tbstyle = TB_STYLE
         config._do_configure()
         self.session = _pytest.main.Session.from_config(config)
         config.hook.pytest_sessionstart(session=self.session)
-        os.chdir(self.root)
-        os.rmdir(self.work)  # made anew for every version (or mounted over, in a fresh instance)
+        os.chdir("/")
+        if not self.fresh:
+            os.rmdir(self.work)  # made anew for every version
         return str(pytest.__version__)
 
+    def _enter_session(self) -> dict[str, Any]:
+        """The session root where the kernel allows it (see instance.py); why not, where it does not."""
+        if not self.config.get("namespaces", True):
+            self.fresh = False
+            return {"why_no_fresh_instance": "namespaces not requested"}
+        why_not = instance.probe(self.mount_point)
+        self.fresh = why_not is None
+        if not self.fresh:
+            return {"why_no_fresh_instance": why_not}
+        self.work, self.ini = instance.WORK, instance.SESSION + "/pytest.ini"
+        binds, hidden, late = self.view.root_binds()
+        entered = instance.enter_session(
+            instance.session_plan(self.mount_point, binds, hidden, late), self._write_session_files
+        )
+        return {"why_no_fresh_instance": None, "session_root": entered}
+
     def serve(self) -> int:
-        pytest_version = self._prepare_pytest()
-        self.view = LibraryView()
+        known = self.config.get("packages")
+        self.view = LibraryView([str(path) for path in known] if isinstance(known, list) else None)
+        self.inner_filter, why_no_filter = _compiled_inner_filter()
         lockdown.import_builtins()
         self.lockdown = lockdown.plan()
         self.warmed = warm_cache(self.view.read_roots)
-        wanted = bool(self.config.get("namespaces", True))
-        why_not = probe_namespaces(self.mount_point) if wanted else "namespaces not requested"
-        self.fresh = why_not is None
+        session = self._enter_session()
+        if not self.fresh:
+            self._write_session_files()
+        pytest_version = self._prepare_pytest()
         sys.dont_write_bytecode = True  # a test process writes no bytecode (and reads none) in the working directory
         gc.collect()
         gc.freeze()  # forks then copy fewer pages
         layers = {
             "fresh_instance_per_version": self.fresh,
-            "why_no_fresh_instance": why_not,
+            **session,
             "landlock_abi": landlock.abi_version(),
-            "seccomp": seccomp.available() or "available",
+            "seccomp": why_no_filter or "available",
             "page_cache_warmed": self.warmed,
             "locked_functions": len(self.lockdown),
         }
@@ -3259,13 +3582,11 @@ class Server:
 
     def _version_process(self, files: dict[str, str], wanted: tuple[str, ...] | None) -> dict[str, Any]:
         read_end, write_end = os.pipe()
-        binds, hidden, late = self.view.root_binds()
         plan = version.VersionPlan(
             session=self.session,
             collection_errors=self.collection_errors,
             results_fd=write_end,
             work=self.work,
-            mount_point=self.mount_point,
             test_file=TEST_FILE,
             files=files,
             select=wanted,
@@ -3275,8 +3596,9 @@ class Server:
             workdir_bytes=int(self.config["workdir_bytes"]),
             environment=self.environment,
             read_roots=self.view.read_roots,
-            root_binds=(tuple(binds), tuple(hidden), tuple(late)),
+            listable=self.view.listable,
             lockdown=self.lockdown,
+            inner_filter=self.inner_filter,
             namespaces=self.fresh,
         )
         pid = os.fork()
@@ -3372,7 +3694,7 @@ def _remove(folder: str) -> None:
     shutil.rmtree(folder, onerror=retry)
 '''
 
-# %% embedded module misled/executor/version.py sha256=c9d24e9241469fdabe78fcccd5f28994c2db8bd1a98cc279accbf33b1c148360
+# %% embedded module misled/executor/version.py sha256=7a53117c9408045f5afbf31c37f0bf7335966b73a0e15866b44e0ee33251e6e0
 HB_MODULES['misled/executor/version.py'] = r'''"""One program version of one test file, in an instance of its own that nothing else can see or reach.
 
 Forked from the server (which has pytest imported and configured, and has never run test code):
@@ -3403,19 +3725,21 @@ from __future__ import annotations
 
 import contextlib
 import os
-import select
 import signal
+import tempfile
 import time
 from dataclasses import dataclass
 from typing import Any
 
 from ...confine import landlock, namespaces, privileges, seccomp
 from ...confine.errors import ConfinementError
-from . import guard, lockdown
-from .items import ItemPlan, run_test_process
-from .wire import parse, send
+from . import guard, instance, lockdown
+from .items import ItemPlan, run_collector
+from .wire import LineReader, WireError, send
 
-DETAILS_LIMIT = 1 << 16
+RECORD_LIMIT = 1 << 20
+COLLECTION_GRACE_S = 5.0
+RESTARTS = 3
 FIXED_TIME = 946684800  # 2000-01-01: every file of every version carries the same timestamps
 PR_SET_PDEATHSIG = 1
 
@@ -3428,7 +3752,6 @@ class VersionPlan:
     collection_errors: Any
     results_fd: int
     work: str
-    mount_point: str  # an empty folder of the server's to build the new root on
     test_file: str
     files: dict[str, str]
     select: tuple[str, ...] | None
@@ -3438,9 +3761,10 @@ class VersionPlan:
     workdir_bytes: int
     environment: dict[str, str]
     read_roots: tuple[str, ...]
-    root_binds: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]  # bound, hidden, bound after (server.py)
+    listable: tuple[str, ...]  # folders whose entries test code may list, not read (where the packages live)
     lockdown: lockdown.Plan
-    namespaces: bool  # try the fresh instance (off: the working directory alone, as without user namespaces)
+    inner_filter: seccomp.Compiled | None  # compiled once by the server (None: why is in the session's layers)
+    namespaces: bool  # the server is in a session root: take the version's own namespaces (see instance.py)
 
 
 def _die_with_parent() -> None:
@@ -3454,39 +3778,24 @@ def _write_files(work: str, files: dict[str, str]) -> None:
         path = os.path.join(work, name)
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
-        os.utime(path, (FIXED_TIME, FIXED_TIME))
     os.mkdir(work + "/tmp")
-    for folder in (work + "/tmp", work):
-        os.utime(folder, (FIXED_TIME, FIXED_TIME))
+    for path in [*(os.path.join(work, name) for name in files), work + "/tmp", work]:
+        os.utime(path, (FIXED_TIME, FIXED_TIME))
 
 
 def _fresh_instance(plan: VersionPlan, layers: dict[str, Any]) -> bool:
-    """Enter new namespaces and the new root; False (with the reason recorded) where the kernel refuses."""
+    """The version's own namespaces and a brand-new working directory with its files (in the session root)."""
     if not plan.namespaces:
-        layers["failures"].append("namespaces not requested")
+        layers["failures"].append("no session root (see the session's why_no_fresh_instance)")
         return False
-    try:
-        namespaces.enter(namespaces.FRESH)
-    except ConfinementError as exc:
-        layers["failures"].append(str(exc))
-        if "id map" in exc.detail:  # stuck in a user namespace without ids: this process cannot go on
-            raise
-        return False
-    binds, hidden, late = plan.root_binds
-    root_plan = namespaces.RootPlan(
-        mount_point=plan.mount_point,
-        read_only=binds,
-        hidden=hidden,
-        read_only_late=late,
-        scratch=[(plan.work, plan.workdir_bytes)],
-    )
-    namespaces.build_root(root_plan)
+    instance.enter_version(plan.workdir_bytes)
+    _write_files(plan.work, plan.files)
     layers.update(
-        user_namespace=True,
+        user_namespace="the session's",
         mount_namespace=True,
         ipc_namespace=True,
-        network_namespace=True,
-        uts_namespace=True,
+        network_namespace="the session's (no address)",
+        uts_namespace="the session's",
         pid_namespace=True,
         read_only_root=True,
         workdir="fresh tmpfs",
@@ -3503,6 +3812,7 @@ def _own_layers(plan: VersionPlan, layers: dict[str, Any]) -> None:
         read=("/",)
         if layers.get("read_only_root")
         else (*plan.read_roots, *namespaces.SYSTEM_DIRECTORIES, *namespaces.SYSTEM_FILES),
+        list_only=() if layers.get("read_only_root") else plan.listable,
         write=(plan.work,),
         devices=namespaces.DEVICES,
         tcp_connect=(),
@@ -3515,7 +3825,9 @@ def _own_layers(plan: VersionPlan, layers: dict[str, Any]) -> None:
         layers["landlock"] = None
         layers["failures"].append(str(exc))
     try:
-        layers["seccomp"] = seccomp.install(seccomp.INNER).as_dict()
+        if plan.inner_filter is None:
+            raise ConfinementError("seccomp", "no filter could be compiled here")
+        layers["seccomp"] = seccomp.load(plan.inner_filter).as_dict()
     except ConfinementError as exc:
         layers["seccomp"] = None
         layers["failures"].append(str(exc))
@@ -3523,40 +3835,18 @@ def _own_layers(plan: VersionPlan, layers: dict[str, Any]) -> None:
 
 
 def _own_domain() -> None:
-    """A test process's own Landlock domain: it may signal nothing outside itself (its harness included)."""
+    """The collector's own Landlock domain: it may signal nothing outside it (its harness included)."""
     with contextlib.suppress(ConfinementError):
         landlock.restrict(landlock.Policy(restrict_files=False, tcp_connect=None, tcp_bind=None, scope=True))
 
 
-def _wait(pid: int, read_fd: int, timeout_s: float) -> dict[str, Any] | None:
-    """The first record a test process sent; None when it sent none. Killed at the deadline."""
-    deadline = time.monotonic() + timeout_s
-    data = bytearray()
-    eof = False
-    while not eof and b"\n" not in data:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0 or not select.select([read_fd], [], [], remaining)[0]:
-            break
-        chunk = os.read(read_fd, DETAILS_LIMIT)
-        eof = not chunk
-        data += chunk
-        if len(data) > DETAILS_LIMIT:
-            break
-    timed_out = not eof and b"\n" not in data
-    with contextlib.suppress(OSError):
-        os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
-    if timed_out:
-        return {"outcome": "timeout", "kind": f"timeout after {timeout_s:g} s", "detail": ""}
-    return parse(bytes(data).split(b"\n", 1)[0]) if data else None
-
-
-def _test_process(plan: VersionPlan, node: str | None, timeout_s: float) -> dict[str, Any] | None:
+def _start_collector(plan: VersionPlan, wanted: tuple[int, ...] | None) -> tuple[int, int]:
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(read_end)
-        os.setpgid(0, 0)  # a group of its own: whatever it starts ends with it (without a PID namespace)
+        os.close(plan.results_fd)
+        os.setpgid(0, 0)  # a group of its own: without a PID namespace, its processes end with it
         item_plan = ItemPlan(
             session=plan.session,
             collection_errors=plan.collection_errors,
@@ -3565,21 +3855,23 @@ def _test_process(plan: VersionPlan, node: str | None, timeout_s: float) -> dict
             report_fd=write_end,
             memory_bytes=plan.memory_bytes,
             file_size_bytes=plan.file_size_bytes,
-            rules=guard.Rules(work=plan.work, read_roots=plan.read_roots, readable_files=namespaces.DEVICES),
+            rules=guard.Rules(
+                work=plan.work,
+                read_roots=plan.read_roots,
+                readable_files=namespaces.DEVICES,
+                listable=plan.listable,
+                fork_code=run_collector.__code__,
+            ),
             lockdown=plan.lockdown,
             confine=_own_domain,
         )
-        run_test_process(item_plan, node)
+        run_collector(item_plan, wanted)
     os.close(write_end)
-    try:
-        return _wait(pid, read_end, timeout_s)
-    finally:
-        os.close(read_end)
-        _reap_others(pid)
+    return pid, read_end
 
 
-def _reap_others(pid: int) -> None:
-    """Nothing a test process started survives it: kill the rest of the version's processes, reap them."""
+def _end_collector(pid: int) -> None:
+    """Nothing the collector started survives it: every other process of the version is killed and reaped."""
     with contextlib.suppress(OSError):
         if os.getpid() == 1:
             os.kill(-1, signal.SIGKILL)  # every other process of the version's PID namespace
@@ -3587,59 +3879,127 @@ def _reap_others(pid: int) -> None:
             os.killpg(pid, signal.SIGKILL)
     while True:
         try:
-            reaped, _ = os.waitpid(-1, os.WNOHANG)
+            os.waitpid(-1, 0 if os.getpid() == 1 else os.WNOHANG)
         except ChildProcessError:
             return
-        if reaped == 0:
-            return
+        except InterruptedError:
+            continue
 
 
-def _item_record(index: int, node: str, found: dict[str, Any] | None, started: float) -> dict[str, Any]:
-    if (
-        found is None
-        or found.get("type", "item") != "item"
-        or found.get("outcome") not in ("pass", "fail", "error", "timeout")
-    ):
-        found = {"outcome": "error", "kind": "crashed: the test process ended without a result", "detail": ""}
-    tripped = found.get("tripped")
-    record = {
-        "type": "item",
-        "index": index,
-        "node": node,
-        "outcome": str(found["outcome"]),
-        "kind": str(found.get("kind", ""))[:200],
-        "detail": str(found.get("detail", ""))[:400],
-        "duration_s": round(time.monotonic() - started, 4),
-    }
-    if isinstance(tripped, list) and tripped:
-        record["tripped"] = [str(event)[:200] for event in tripped[: guard.TRIPPED_LIMIT]]
-    return record
+class _Supervisor:
+    """Runs collectors for a version and keeps what they report, enforcing every deadline itself."""
+
+    def __init__(self, plan: VersionPlan) -> None:
+        self.plan = plan
+        self.collected: list[str] | None = None
+        self.collection_error: str | None = None
+        self.results: dict[int, dict[str, Any]] = {}
+        self.crashed: set[int] = set()
+
+    def wanted(self) -> list[int]:
+        nodes = self.collected or []
+        return [i for i, node in enumerate(nodes) if self.plan.select is None or node in self.plan.select]
+
+    def _record(self, index: int, found: dict[str, Any], started: float) -> None:
+        assert self.collected is not None
+        outcome = found.get("outcome")
+        record = {
+            "type": "item",
+            "index": index,
+            "node": self.collected[index],
+            "outcome": str(outcome) if outcome in ("pass", "fail", "error", "timeout") else "error",
+            "kind": str(found.get("kind", ""))[:200],
+            "detail": str(found.get("detail", ""))[:400],
+            "duration_s": round(time.monotonic() - started, 4),
+        }
+        tripped = found.get("tripped")
+        if isinstance(tripped, list) and tripped:
+            record["tripped"] = [str(event)[:200] for event in tripped[: guard.TRIPPED_LIMIT]]
+        self.results[index] = record
+        send(self.plan.results_fd, record)
+
+    def run(self, wanted: tuple[int, ...] | None) -> str:
+        """One collector; how it ended. Items it started but never finished are recorded as such."""
+        pid, fd = _start_collector(self.plan, wanted)
+        reader = LineReader(fd, RECORD_LIMIT)
+        grace = self.plan.item_timeout_s + COLLECTION_GRACE_S
+        deadline = time.monotonic() + grace
+        current: int | None = None
+        started = 0.0
+        ended = "exited"
+        try:
+            while True:
+                try:
+                    record = reader.next_record(deadline)
+                except WireError as exc:
+                    ended = f"broke the record format: {exc}"
+                    break
+                if record is None:
+                    if not reader.eof:
+                        ended = "timeout" if current is not None else f"no progress for {grace:g} s"
+                    break
+                kind = record.get("type")
+                if kind == "collected" and isinstance(record.get("items"), list):
+                    nodes = [node[:2000] for node in record["items"][:100_000] if isinstance(node, str)]
+                    if self.collected is None:
+                        self.collected = nodes
+                        send(self.plan.results_fd, {"type": "collected", "items": nodes})
+                    elif nodes != self.collected:
+                        ended = "collected other items when run again"
+                        break
+                elif kind == "collection_error" and self.collected is None:
+                    self.collection_error = str(record.get("detail", ""))[:6000]
+                    break
+                elif kind == "start" and current is None and self.collected is not None:
+                    index = record.get("index")
+                    if type(index) is int and index in self.wanted() and index not in self.results:
+                        current, started = index, time.monotonic()
+                        deadline = started + self.plan.item_timeout_s
+                elif kind == "item" and current is not None and record.get("index") == current:
+                    self._record(current, record, started)
+                    current = None
+                    deadline = time.monotonic() + grace
+                elif kind in ("collector_done", "collector_error"):
+                    ended = "done" if kind == "collector_done" else "collector error"
+                    break
+        finally:
+            os.close(fd)
+            _end_collector(pid)
+        if current is not None and current not in self.results:
+            if ended == "timeout":
+                found = {"outcome": "timeout", "kind": f"timeout after {self.plan.item_timeout_s:g} s"}
+            else:
+                found = {"outcome": "error", "kind": "crashed: the test process ended without a result"}
+                self.crashed.add(current)
+            self._record(current, found, started)
+        return ended
 
 
 def _harness(plan: VersionPlan, layers: dict[str, Any]) -> None:
-    """The version's first process: layers, then the collector and one test process per item."""
+    """The version's first process: layers, then collectors until every wanted item has a result."""
     _own_layers(plan, layers)
     send(plan.results_fd, {"type": "layers", "layers": layers})
-    collection_timeout = plan.item_timeout_s + 5.0
-    found = _test_process(plan, None, collection_timeout)
-    if found is None or found.get("type") not in ("collected", "collection_error"):
-        detail = "the collecting process ended without a result"
-        if found is not None and found.get("outcome") == "timeout":
-            detail = f"collection did not finish in {collection_timeout:g} s"
+    supervisor = _Supervisor(plan)
+    ended = supervisor.run(None)
+    if supervisor.collected is None:
+        detail = supervisor.collection_error or f"the collecting process ended without a result ({ended})"
         send(plan.results_fd, {"type": "collection_error", "detail": detail})
         return
-    if found["type"] == "collection_error":
-        send(plan.results_fd, {"type": "collection_error", "detail": str(found.get("detail", ""))[:6000]})
-        return
-    listed = found.get("items")
-    nodes = [node[:2000] for node in listed[:100_000] if isinstance(node, str)] if isinstance(listed, list) else []
-    send(plan.results_fd, {"type": "collected", "items": nodes})
-    for index, node in enumerate(nodes):
-        if plan.select is not None and node not in plan.select:
-            continue
-        started = time.monotonic()
-        result = _test_process(plan, node, plan.item_timeout_s)
-        send(plan.results_fd, _item_record(index, node, result, started))
+    for _ in range(RESTARTS):
+        missing = [index for index in supervisor.wanted() if index not in supervisor.results]
+        if not missing:
+            return
+        send(
+            plan.results_fd,
+            {
+                "type": "note",
+                "text": f"the test process ended early ({ended}); {len(missing)} item(s) were run again in a new one",
+            },
+        )
+        ended = supervisor.run(tuple(missing))
+    for index in supervisor.wanted():
+        if index not in supervisor.results:
+            supervisor._record(index, {"outcome": "error", "kind": f"crashed: no result ({ended})"}, time.monotonic())
 
 
 def run_version(plan: VersionPlan) -> None:
@@ -3664,10 +4024,11 @@ def run_version(plan: VersionPlan) -> None:
         fresh = _fresh_instance(plan, layers)
         if not fresh:
             os.mkdir(plan.work, 0o755)
-        _write_files(plan.work, {**plan.files})
+            _write_files(plan.work, plan.files)
         os.chdir(plan.work)
         os.environ.clear()
         os.environ.update(plan.environment)
+        tempfile.tempdir = None  # found again from TMPDIR (the working directory's), not the server's
         if fresh:
             pid = os.fork()  # the first process of the new PID namespace
             if pid == 0:

@@ -77,23 +77,20 @@ def test_the_lockdown_replaces_every_alias_of_an_unaudited_route(tmp_path: Path)
 KERNEL_PROBE = r"""
 import ctypes, json, os, socket, sys
 from hallubench.confine import landlock, namespaces, seccomp
-from hallubench.misled.executor import server, version
+from hallubench.misled.executor import instance, server
 
 marker, port, mount_point = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 view = server.LibraryView()
-binds, hidden, late = view.root_binds()
-plan = namespaces.RootPlan(
-    mount_point=mount_point, read_only=binds, hidden=hidden, read_only_late=late, scratch=[("/work", 1 << 24)],
-    scratch_owner=(version.TEST_UID, version.TEST_GID) if os.geteuid() == 0 else None,
-)
+plan = instance.session_plan(mount_point, *view.root_binds())
 read_end, write_end = os.pipe()
 pid = os.fork()
 if pid == 0:
     os.close(read_end)
-    version.enter_instance(plan)
+    instance.enter_session(plan, lambda: os.mkdir(instance.WORK))
+    instance.enter_version(1 << 24)
     if os.fork() == 0:  # the first process of the new PID namespace: layers, then every escape, natively
         c = ctypes.CDLL(None, use_errno=True)
-        landlock.restrict(landlock.Policy(read=("/",), write=("/work",), devices=namespaces.DEVICES))
+        landlock.restrict(landlock.Policy(read=("/",), write=(instance.WORK,), devices=namespaces.DEVICES))
         seccomp.install(seccomp.INNER)
         found = {"pid": os.getpid(), "uid": os.getuid()}
 
@@ -109,7 +106,8 @@ if pid == 0:
                 number = ctypes.get_errno()
                 raise OSError(number, os.strerror(number))
 
-        attempt("write_work", lambda: open("/work/probe", "w").close())
+        attempt("write_work", lambda: open(instance.WORK + "/probe", "w").close())
+        attempt("write_session", lambda: open(instance.SESSION + "/probe", "w").close())
         attempt("write_usr", lambda: open(view.stdlib + "/hb-probe", "w").close())
         attempt("write_marker", lambda: open(marker + "/hb-probe", "w").close())
         attempt("proc", lambda: os.listdir("/proc/self"))
@@ -163,6 +161,7 @@ def test_the_kernel_layers_hold_without_the_tripwire(tmp_path: Path) -> None:
     assert found["pid"] == 1 and found["uid"] == 1000
     assert found["write_work"] == "ok"
     assert found["write_usr"] in ("Read-only file system", "Permission denied")
+    assert found["write_session"] in ("Read-only file system", "Permission denied")
     assert found["write_marker"] in ("No such file or directory", "Permission denied")
     assert found["proc"] == "No such file or directory"
     refused = ("Operation not permitted", "Permission denied")

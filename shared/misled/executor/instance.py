@@ -1,12 +1,13 @@
 """The instances the versions run in: one read-only root per session, a fresh set of namespaces per version.
 
-The server enters a session root once (`enter_session`): new user and mount namespaces, a new root
+The server enters a session root once (`enter_session`): new user, mount, network and UTS namespaces, a new root
 holding only read-only views of the libraries test code may use, with a small read-only session
 folder at SESSION (the pytest configuration, and the mount point of the working directory). Each
-version then takes, in a fork of the server, new mount, IPC, network, UTS and PID namespaces and a
-brand-new tmpfs on the working directory (`enter_version`): the same path, the same first inode
-numbers, nothing left by the version before it, about a millisecond instead of the ten a whole
-new root costs.
+version then takes, in a fork of the server, new mount, IPC and PID namespaces and a brand-new tmpfs on
+the working directory (`enter_version`): the same path, the same first inode numbers, no IPC object
+and no process left by the version before it, about a millisecond instead of the ten a whole new root
+costs. (The session's network namespace has only a loopback device that is down, and nothing a version
+could leave in it outlives the version's processes.)
 
 As root, the session root is built as root (so the interpreter can be shown from wherever it lives)
 and every id then drops to TEST_UID before the user namespace is made: ids inside map to that
@@ -26,13 +27,10 @@ from ...confine.errors import ConfinementError
 SESSION = "/hallubench"  # inside the session root: the same path on every machine, for every session
 WORK = SESSION + "/work"
 TEST_UID = TEST_GID = 64834  # what a root executor drops to before any test code: never root outside
-VERSION_FLAGS = (
-    namespaces.CLONE_NEWNS
-    | namespaces.CLONE_NEWIPC
-    | namespaces.CLONE_NEWNET
-    | namespaces.CLONE_NEWUTS
-    | namespaces.CLONE_NEWPID
-)
+# Per session: a user, mount, network (loopback down, no address) and UTS namespace. Per version: mount
+# (its own tmpfs), IPC (no System V or POSIX queue object reaches the next) and PID (nothing survives it).
+SESSION_FLAGS = namespaces.CLONE_NEWUSER | namespaces.CLONE_NEWNS | namespaces.CLONE_NEWNET | namespaces.CLONE_NEWUTS
+VERSION_FLAGS = namespaces.CLONE_NEWNS | namespaces.CLONE_NEWIPC | namespaces.CLONE_NEWPID
 
 
 def enter_session(plan: namespaces.RootPlan, fill: Callable[[], None]) -> dict[str, Any]:
@@ -40,14 +38,14 @@ def enter_session(plan: namespaces.RootPlan, fill: Callable[[], None]) -> dict[s
     root = os.geteuid() == 0
     proc_self = os.open("/proc/self", os.O_PATH | os.O_DIRECTORY) if root else -1  # the new root has no /proc
     try:
-        namespaces.enter(namespaces.CLONE_NEWNS if root else namespaces.CLONE_NEWUSER | namespaces.CLONE_NEWNS)
+        namespaces.enter(namespaces.CLONE_NEWNS if root else SESSION_FLAGS)
         built = namespaces.build_root(plan)
         fill()
         namespaces.seal(SESSION)
         if root:
             namespaces.drop_to(TEST_UID, TEST_GID)
             privileges.set_dumpable()  # the id change cleared it, and with it the right to write our id maps
-            namespaces.enter(namespaces.CLONE_NEWUSER, proc_self=proc_self)
+            namespaces.enter(SESSION_FLAGS & ~namespaces.CLONE_NEWNS, proc_self=proc_self)
     finally:
         if proc_self >= 0:
             os.close(proc_self)
