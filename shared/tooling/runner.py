@@ -21,6 +21,8 @@ a progress bar on stderr.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import json
 import os
 import re
@@ -29,12 +31,16 @@ import sys
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
+
+from .jail.client import run_in_jail
+from .jail.policy import JailPolicy
 
 KAGGLE_INSTALL_HINT = "pip install 'hallubench[kaggle]'"
 LOG_NAME = "run.log"
@@ -111,6 +117,7 @@ class RunOutcome:
     run_files: tuple[RunFile, ...]
     task_files: tuple[Path, ...]
     timed_out: bool = False
+    jail: dict[str, Any] | None = None  # the jail's layers, when the task file ran in one
 
     @property
     def stored_runs(self) -> tuple[RunFile, ...]:
@@ -247,12 +254,17 @@ def run_task_file(
     timeout: float | None = None,
     python: str = sys.executable,
     stream: TextIO | None = None,
+    jail: JailPolicy | None = None,
+    readable: tuple[str, ...] = (),
 ) -> RunOutcome:
     """Run `task_file` against `model`, writing kbench's task/run files and `run.log` into `out_dir`.
 
     Raises `RunnerError` before starting anything when kaggle-benchmarks is missing, the task
     file does not exist, `out_dir` already holds run files, or the endpoint is unreachable.
     A task file that fails is not an exception: see `RunOutcome.ok` / `.problem`.
+    `jail`: run the task file in the jail (its protocol runs model-written code): `out_dir` is its
+    only writable folder, the task file and `readable` its only extra readable paths, and TCP goes
+    only to the model's port. Raises JailRefused when a layer is missing and not accepted.
     """
     task_path = Path(task_file).resolve()
     out_path = Path(out_dir).resolve()
@@ -282,15 +294,24 @@ def run_task_file(
     display = ProgressDisplay(progress_path, stream or sys.stderr) if progress else None
     started = time.monotonic()
     timed_out = False
+    layers: dict[str, Any] | None = None
     with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [python, "-c", _CHILD_CODE],
-            cwd=out_path,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
+        if jail is not None:
+            policy = jailed_run_policy(jail, model, out_path, (str(task_path), *readable))
+            owner = _lend_to_jail(out_path)
+            process, layers = run_in_jail(
+                policy, [python, "-c", _CHILD_CODE], cwd=str(out_path), environment=env, stdout=log
+            )
+        else:
+            owner = None
+            process = subprocess.Popen(
+                [python, "-c", _CHILD_CODE],
+                cwd=out_path,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
         if display is not None:
             display.start()
         try:
@@ -306,6 +327,8 @@ def run_task_file(
         finally:
             if display is not None:
                 display.stop()
+            if owner is not None:
+                _take_back(out_path, owner)
     seconds = time.monotonic() - started
     return RunOutcome(
         task_file=task_path,
@@ -316,7 +339,42 @@ def run_task_file(
         run_files=tuple(_read_run_file(path) for path in sorted(out_path.glob("*.run.json"))),
         task_files=tuple(sorted(out_path.glob("*.task.json"))),
         timed_out=timed_out,
+        jail=layers,
     )
+
+
+def jailed_run_policy(base: JailPolicy, model: Model, out_path: Path, readable: tuple[str, ...]) -> JailPolicy:
+    """The jail of a run: the host's network (TCP to the model's port only), the output folder writable."""
+    url = model.base_url if isinstance(model, ModelEndpoint) else os.environ.get("MODEL_PROXY_URL", "")
+    parsed = urllib.parse.urlsplit(url)
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    return dataclasses.replace(
+        base,
+        network="host",
+        tcp_connect_ports=(port,),
+        writable=(str(out_path),),
+        readable=tuple(path for path in (*base.readable, *readable) if os.path.exists(path)),
+    )
+
+
+def _lend_to_jail(folder: Path) -> tuple[int, int] | None:
+    """As root, the jail's user must write the output folder: lend it for the run (see `_take_back`)."""
+    from .jail.probe import probe
+
+    available = probe()
+    if not available.root or available.jail_ids is None:
+        return None
+    info = folder.stat()
+    for path in (folder, *folder.iterdir()):
+        os.lchown(path, *available.jail_ids)
+    return info.st_uid, info.st_gid
+
+
+def _take_back(folder: Path, owner: tuple[int, int]) -> None:
+    """Everything in the output folder back to its owner (links are not followed)."""
+    for path in (folder, *folder.rglob("*")):
+        with contextlib.suppress(OSError):
+            os.lchown(path, *owner)
 
 
 def _read_run_file(path: Path) -> RunFile:

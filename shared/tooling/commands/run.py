@@ -13,8 +13,12 @@ import sys
 from contextlib import ExitStack
 from pathlib import Path
 
+from ..jail.policy import JailPolicy, JailRefused, parse_accepted
+from .rescore import add_jail_option
+
 EXIT_FAILED = 1
 EXIT_NOT_STARTED = 2
+EXIT_JAIL = 7  # the task runs model-written code and the jail lacks a layer the user did not accept
 
 DESCRIPTION = """\
 Run a task file (a name from the protocol registry, or a path to a .py file) under the real
@@ -85,6 +89,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--out", type=Path, metavar="DIR", help="output directory (default runs/<task>/<model>/<UTC timestamp>)"
     )
     parser.add_argument("--no-progress", action="store_true", help="do not draw the progress bar on stderr")
+    add_jail_option(parser)
     parser.add_argument(
         "--html",
         type=Path,
@@ -111,6 +116,7 @@ def resolve_task_file(task: str) -> Path:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from ..jail.describe import describe_layers
     from ..rescore.options import OptionError, parse_options
     from ..runner import (
         KAGGLE_INSTALL_HINT,
@@ -138,7 +144,8 @@ def handle(args: argparse.Namespace) -> int:
     try:
         task_file = resolve_task_file(args.task)
         run_options = parse_options(args.option)
-    except (RunnerError, OptionError) as error:
+        jail = _jail_for(task_file, args.jail_without)
+    except (RunnerError, OptionError, ValueError) as error:
         return _error(str(error))
     if not kaggle_benchmarks_installed():
         return _error(f"kaggle-benchmarks is not installed; install it with: {KAGGLE_INSTALL_HINT}")
@@ -189,9 +196,14 @@ def handle(args: argparse.Namespace) -> int:
                 cases=args.cases,
                 run_options=run_options,
                 progress=not args.no_progress,
+                jail=jail,
+                readable=_data_files(),
             )
         except RunnerError as error:
             return _error(str(error))
+        except JailRefused as refused:
+            print(f"hallubench run: {refused}", file=sys.stderr)
+            return EXIT_JAIL
 
     stored = outcome.stored_runs
     rows = len(outcome.run_files) - len(stored)
@@ -201,6 +213,8 @@ def handle(args: argparse.Namespace) -> int:
     for run in stored:
         print(f"  {run.path.name}  {run.state.removeprefix('BENCHMARK_TASK_RUN_STATE_')}  {run.subruns} rows")
     print(f"output: {outcome.out_dir}")
+    if outcome.jail is not None:
+        print(f"model-written code ran in the jail: {describe_layers(outcome.jail)}")
     if outcome.problem is not None:
         print(f"hallubench run: failed: {outcome.problem}", file=sys.stderr)
         tail = outcome.log_tail()
@@ -210,6 +224,27 @@ def handle(args: argparse.Namespace) -> int:
     if args.html is not None:
         return _rescore_with_page(task_file, outcome.out_dir, args.html)
     return 0
+
+
+def _jail_for(task_file: Path, without: list[str]) -> JailPolicy | None:
+    """The jail for a task file whose protocol runs model-written code (None for the others)."""
+    from ..specs import installed_registry
+    from ..taskfile.reader import TaskFileError, read_task_file
+
+    try:
+        spec = installed_registry().spec(read_task_file(task_file).protocol_id)
+    except TaskFileError:
+        spec = None
+    if spec is None or not spec.executes_model_code:
+        return None
+    return JailPolicy(nested_namespaces=spec.executor_namespaces, accept_missing=parse_accepted(without))
+
+
+def _data_files() -> tuple[str, ...]:
+    """Files a task file reads by path that the jail must show (HumanEvalPack, for misled-tests' `prepare`)."""
+    from ...misled.data import ENV_VAR, default_cache_path
+
+    return tuple(path for path in (os.environ.get(ENV_VAR, ""), str(default_cache_path())) if path)
 
 
 def _rescore_with_page(task_file: Path, out_dir: Path, html: Path) -> int:

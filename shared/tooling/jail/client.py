@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import itertools
+import json
 import os
 import shutil
 import signal
@@ -48,75 +49,56 @@ def check_layers(policy: JailPolicy, found: Availability | None = None) -> list[
     return [layer for layer, _ in missing]
 
 
-class Jail:
-    """A worker process inside the jail; `request` sends one JSON request and returns its answer."""
+class _Launch:
+    """The command line that starts `inner` in the jail (through the root staging step when needed)."""
 
-    def __init__(self, policy: JailPolicy, *, inputs: Mapping[str, bytes] | None = None) -> None:
+    def __init__(self, policy: JailPolicy, inner: list[str]) -> None:
         self.policy = policy
-        available = probe()
-        accepted_missing = check_layers(policy, available)
+        self.available = probe()
+        self.accepted_missing = check_layers(policy, self.available)
+        self.namespaces = self.available.bwrap is not None and self.available.user_namespace is None
         self.stage_dir: str | None = None
-        self.log = tempfile.TemporaryFile()  # noqa: SIM115 (closed in close())
-        self._ids = itertools.count(1)
-        self._lock = threading.Lock()
-        namespaces = available.bwrap is not None and available.user_namespace is None
-        inner = command.worker_argv()
-        argv = inner
-        if namespaces:
-            assert available.bwrap is not None
-            if available.root:
+        self.argv = inner
+        if self.namespaces:
+            assert self.available.bwrap is not None
+            if self.available.root:
                 self.stage_dir = command.unique_stage_dir(Path(tempfile.gettempdir()))
-            built = command.bwrap_command(available.bwrap, policy, inner, stage_dir=self.stage_dir)
-            argv = built.argv
-            if available.root and available.jail_ids is not None:
+            built = command.bwrap_command(self.available.bwrap, policy, inner, stage_dir=self.stage_dir)
+            self.argv = built.argv
+            if self.available.root and self.available.jail_ids is not None:
                 spec = {
                     "stage": self.stage_dir,
-                    "uid": available.jail_ids[0],
-                    "gid": available.jail_ids[1],
+                    "uid": self.available.jail_ids[0],
+                    "gid": self.available.jail_ids[1],
                     "binds": [list(item) for item in built.staged],
-                    "argv": argv,
+                    "argv": self.argv,
                 }
-                import json
+                self.argv = [sys.executable, "-E", "-s", "-P", "-m", "hallubench.tooling.jail.stage", json.dumps(spec)]
 
-                argv = [sys.executable, "-E", "-s", "-P", "-m", "hallubench.tooling.jail.stage", json.dumps(spec)]
-        try:
-            self.process = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=self.log,
-                cwd="/",
-                env=command.environment() if not namespaces else {"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
-                start_new_session=True,
-            )
-        except OSError as exc:
-            self._cleanup()
-            raise JailFailed(f"cannot start the jail ({argv[0]}): {exc}") from exc
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.reader = FrameReader(self.process.stdout.fileno())
-        config = {
-            "policy": policy.to_json(),
-            "scratch": command.SCRATCH if namespaces else tempfile.gettempdir(),
-            "dropped_ids": bool(available.root and namespaces),
+    @property
+    def environment(self) -> dict[str, str]:
+        """What the launched process starts with (bwrap sets the jail's own environment itself)."""
+        return command.environment() if not self.namespaces else {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+
+    def config(self, inputs: Mapping[str, bytes] | None, **extra: Any) -> dict[str, Any]:
+        return {
+            "policy": self.policy.to_json(),
+            "scratch": command.SCRATCH if self.namespaces else tempfile.gettempdir(),
+            "dropped_ids": bool(self.available.root and self.namespaces),
             "simulated_missing": sorted(simulated_missing()),
             "inputs": {name: base64.b64encode(data).decode("ascii") for name, data in (inputs or {}).items()},
+            **extra,
         }
-        try:
-            self._write(config)
-            ready = self.reader.receive(time.monotonic() + START_TIMEOUT_S)
-        except (OSError, FrameError) as exc:
-            detail = self.log_tail()
-            self.close()
-            raise JailFailed(f"the jail did not start: {exc}; {detail}") from exc
+
+    def layers(self, ready: dict[str, Any], log_tail: str) -> dict[str, Any]:
+        """The layers in force, from the worker's first answer; JailRefused or JailFailed when there is none."""
         if ready.get("type") == "refused":
-            self.close()
             raise JailRefused([(str(layer), str(why)) for layer, why in ready.get("missing", [])])
         if ready.get("type") != "ready":
-            detail = str(ready.get("detail", "")) or self.log_tail()
-            self.close()
-            raise JailFailed(f"the jail did not start: {detail}")
+            raise JailFailed(f"the jail did not start: {str(ready.get('detail', '')) or log_tail}")
         inside = dict(ready.get("layers") or {})
-        self.layers: dict[str, Any] = {
+        available, policy, namespaces = self.available, self.policy, self.namespaces
+        return {
             "jail": f"bubblewrap {available.bwrap_version}" if namespaces else "none (no bubblewrap)",
             "namespaces": (
                 ["user", "mount", "pid", "ipc", "uts", *([] if policy.network == "host" else ["network"])]
@@ -131,8 +113,51 @@ class Jail:
             ),
             "network": "host (TCP only to the model's port)" if policy.network == "host" else "none (loopback only)",
             **inside,
-            "missing": sorted({*accepted_missing, *inside.get("missing", [])}),
+            "missing": sorted({*self.accepted_missing, *inside.get("missing", [])}),
         }
+
+    def cleanup(self) -> None:
+        if self.stage_dir is not None:
+            shutil.rmtree(self.stage_dir, ignore_errors=True)
+            self.stage_dir = None
+
+
+class Jail:
+    """A worker process inside the jail; `request` sends one JSON request and returns its answer."""
+
+    def __init__(self, policy: JailPolicy, *, inputs: Mapping[str, bytes] | None = None) -> None:
+        self.policy = policy
+        self.launch = _Launch(policy, command.worker_argv())
+        self.log = tempfile.TemporaryFile()  # noqa: SIM115 (closed in close())
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        argv = self.launch.argv
+        try:
+            self.process = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self.log,
+                cwd="/",
+                env=self.launch.environment,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            self._cleanup()
+            raise JailFailed(f"cannot start the jail ({argv[0]}): {exc}") from exc
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.reader = FrameReader(self.process.stdout.fileno())
+        try:
+            self._write(self.launch.config(inputs))
+            ready = self.reader.receive(time.monotonic() + START_TIMEOUT_S)
+            self.layers: dict[str, Any] = self.launch.layers(ready, self.log_tail())
+        except (OSError, FrameError) as exc:
+            detail = self.log_tail()
+            self.close()
+            raise JailFailed(f"the jail did not start: {exc}; {detail}") from exc
+        except (JailRefused, JailFailed):
+            self.close()
+            raise
 
     def _write(self, message: dict[str, Any]) -> None:
         assert self.process.stdin is not None
@@ -184,12 +209,63 @@ class Jail:
     def _cleanup(self) -> None:
         with contextlib.suppress(OSError, ValueError):
             self.log.close()
-        if self.stage_dir is not None:
-            shutil.rmtree(self.stage_dir, ignore_errors=True)
-            self.stage_dir = None
+        self.launch.cleanup()
 
     def __enter__(self) -> Jail:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def run_in_jail(
+    policy: JailPolicy,
+    argv: list[str],
+    *,
+    cwd: str,
+    environment: Mapping[str, str],
+    stdout: Any,
+    inputs: Mapping[str, bytes] | None = None,
+) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:
+    """Start `argv` in the jail (its stdout and stderr to `stdout`); the process and the layers it runs under.
+
+    The jail's worker takes the layers, reports them, then executes `argv` with `environment` in `cwd`
+    (JailRefused, JailFailed when it cannot). The caller waits for the process.
+    """
+    control_read, control_write = os.pipe()
+    report_read, report_write = os.pipe()
+    inner = [*command.worker_argv(), "--exec", str(control_read), str(report_write), *argv]
+    launch = _Launch(policy, inner)
+    try:
+        process = subprocess.Popen(
+            launch.argv,
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=subprocess.STDOUT,
+            cwd="/",
+            env=launch.environment,
+            pass_fds=(control_read, report_write),
+            start_new_session=True,
+        )
+    except OSError as exc:
+        launch.cleanup()
+        raise JailFailed(f"cannot start the jail ({launch.argv[0]}): {exc}") from exc
+    finally:
+        os.close(control_read)
+        os.close(report_write)
+    try:
+        with os.fdopen(control_write, "wb") as control:
+            control.write(encode(launch.config(inputs, environment=dict(environment), cwd=cwd)))
+        ready = FrameReader(report_read).receive(time.monotonic() + START_TIMEOUT_S)
+        layers = launch.layers(ready, "see the run's log")
+    except (OSError, FrameError, JailRefused, JailFailed) as exc:
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        if isinstance(exc, JailRefused | JailFailed):
+            raise
+        raise JailFailed(f"the jail did not start: {exc}") from exc
+    finally:
+        os.close(report_read)
+        launch.cleanup()
+    return process, layers

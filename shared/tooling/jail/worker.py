@@ -189,7 +189,33 @@ class Worker:
             return {"error": f"{type(exc).__name__}: {exc}", "trace": traceback.format_exc()[-4000:]}
 
 
+def exec_main(control_fd: int, report_fd: int, argv: list[str]) -> int:
+    """`--exec`: take the layers, report them, then become `argv` (a run of a task file, in the jail)."""
+    try:
+        config = FrameReader(control_fd).receive()
+        applied = apply_layers(config)
+    except Refused as refused:
+        send(report_fd, {"type": "refused", "missing": [list(item) for item in refused.missing]})
+        return EXIT_REFUSED
+    except (FrameError, ConfinementError, KeyError, ValueError) as exc:
+        send(report_fd, {"type": "failed", "detail": f"{type(exc).__name__}: {exc}"})
+        return 70
+    _hand_in(dict(config.get("inputs", {})))
+    environment = {**os.environ, **{str(k): str(v) for k, v in dict(config.get("environment", {})).items()}}
+    send(report_fd, {"type": "ready", "layers": applied, "pid": os.getpid(), "python": sys.version.split()[0]})
+    os.close(report_fd)
+    os.close(control_fd)
+    os.chdir(str(config.get("cwd", "/")))
+    try:
+        os.execve(argv[0], argv, environment)
+    except OSError as exc:
+        print(f"hallubench jail: cannot execute {argv[0]}: {exc}", file=sys.stderr)
+    return 71
+
+
 def main() -> int:
+    if len(sys.argv) > 4 and sys.argv[1] == "--exec":
+        return exec_main(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:])
     out = os.dup(1)
     os.dup2(2, 1)  # stray prints of anything loaded here go to the log, never into the channel
     reader = FrameReader(0)
