@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Installs everything (scripts/bootstrap.sh) and runs every check CI runs: lint, types,
+# Installs everything (scripts/system-packages.sh, scripts/bootstrap.sh) and runs every check CI runs: lint, types,
 # stale task files, frozen hashes, then the whole test suite (live-registry tests stay off).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The Debian packages the jail and the browser tests need (as root it installs them; otherwise it names them).
+./scripts/system-packages.sh
 ./scripts/bootstrap.sh
 # HumanEvalPack is never committed: CI and tests use the verified copy beside the checkout when there is one.
 if [ -z "${HALLUBENCH_HUMANEVALPACK:-}" ] && [ -f ../shared/data/humanevalpack/humanevalpack.jsonl ]; then
