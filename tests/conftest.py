@@ -10,6 +10,7 @@ folder for the session.
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import shutil
 import subprocess
@@ -101,6 +102,10 @@ def scratch_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
     _git(root, "config", "user.email", "tests@hallubench.invalid")
     _git(root, "config", "user.name", "hallubench tests")
     _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", "scratch copy")
+    # One commit freezes every locked protocol here, so its message records each locked hash, as `freeze` writes it.
+    lock = root / "frozen_cases" / "protocols.lock"
+    protocols = json.loads(lock.read_text(encoding="utf-8"))["protocols"] if lock.exists() else {}
+    records = "".join(f"task {e['task_file']} sha256 {e['task_sha256']}\n" for e in protocols.values())
+    _git(root, "commit", "-q", "-m", f"scratch copy\n\n{records}")
     monkeypatch.setenv("HALLUBENCH_ROOT", str(root))
     yield root

@@ -168,19 +168,21 @@ def test_the_freezing_commit_must_hold_the_locked_bytes(scratch_repo: Path, caps
     # A lock entry committed before the file it pins (a freeze that did not commit the task file).
     task = scratch_repo / "tasks" / "hallumaze_v2.py"
     protocols = _locked(scratch_repo)
-    entry = dict(protocols["hallumaze/v2"], protocol="hallumaze/v9", tag="hallumaze/v9", task_file="tasks/x_v9.py")
+    entry = dict(
+        protocols["hallumaze/v2"], protocol="hallumaze/v9", tag="hallumaze/v9", task_file="tasks/hallumaze_v9.py"
+    )
     protocols["hallumaze/v9"] = entry
     shutil.copytree(
         scratch_repo / "frozen_cases" / "hallumaze" / "v2", scratch_repo / "frozen_cases" / "hallumaze" / "v9"
     )
     _write_lock(scratch_repo, protocols)
     freezing = _commit_all(scratch_repo, "lock v9")
-    shutil.copy(task, scratch_repo / "tasks" / "x_v9.py")
+    shutil.copy(task, scratch_repo / "tasks" / "hallumaze_v9.py")
     later = _commit_all(scratch_repo, "add the v9 file")
     code, _, err = _verify(capsys)
     assert code == 1
-    assert f'the freezing commit {freezing[:10]} ("lock v9") does not contain tasks/x_v9.py' in err
-    assert f'commit {later[:10]} ("add the v9 file") changes tasks/x_v9.py' in err
+    assert f'the freezing commit {freezing[:10]} ("lock v9") does not contain tasks/hallumaze_v9.py' in err
+    assert f'commit {later[:10]} ("add the v9 file") changes tasks/hallumaze_v9.py' in err
 
 
 def test_a_merge_is_checked_against_each_parent(scratch_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..hashing import sha256_bytes
 from . import git_history
-from .build import build_protocol, stale_files
+from .build import build_protocol, load_specs, stale_files
 from .freeze_history import Anchor, History, read_history
 from .freeze_tags import RestoredTag, TagCheck, check_tag, restore_tags, tag_message
 from .git_history import HistoryUnavailable
@@ -115,7 +115,16 @@ class VerifyReport:
 def verify(root: Path) -> VerifyReport:
     """Check every locked protocol against its lock entry, the history of HEAD, and its tag when present."""
     report = VerifyReport()
-    lock = read_lock(root)
+    try:
+        lock = read_lock(root)
+    except ValueError as exc:
+        report.problems.append(VerifyProblem("(lock)", f"{LOCK_PATH}: {exc}"))
+        return report
+    registered = {spec.protocol_id for spec in load_specs(root)}
+    for protocol in sorted(set(lock.protocols) - registered):
+        report.problems.append(
+            VerifyProblem(protocol, f"{LOCK_PATH} locks {protocol!r}, which no benchmark of this checkout declares")
+        )
     for protocol, entry in sorted(lock.protocols.items()):
         report.problems.extend(VerifyProblem(protocol, message) for message in _verify_files(root, entry))
     try:
@@ -128,7 +137,7 @@ def verify(root: Path) -> VerifyReport:
     report.problems.extend(_working_lock_against_head(lock, history))
     for protocol, entry in sorted(lock.protocols.items()):
         anchor = history.anchors.get(protocol) if protocol in history.head_lock.protocols else None
-        tag = check_tag(root, entry) if anchor is not None else None
+        tag = check_tag(root, entry, anchor.commit.sha) if anchor is not None else None
         if tag is not None:
             report.problems.extend(VerifyProblem(protocol, message) for message in tag.problems)
         report.checks.append(ProtocolCheck(entry, anchor, tag))
@@ -139,6 +148,8 @@ def restore_missing_tags(root: Path) -> tuple[list[RestoredTag], list[VerifyProb
     """Re-create the missing tags of every protocol whose history verifies; refuse the others."""
     history = read_history(root)
     refused = {problem.protocol for problem in history.problems}
+    if refused & {"(lock)", "(history)"}:  # a lock or a history that does not hold anchors nothing
+        refused |= set(history.anchors)
     anchors = {p: a for p, a in history.anchors.items() if p not in refused and p in history.head_lock.protocols}
     problems = [VerifyProblem(p.protocol, p.message) for p in history.problems]
     return restore_tags(root, anchors), problems
@@ -174,8 +185,15 @@ def _verify_files(root: Path, entry: LockEntry) -> list[str]:
         on_disk = root / path
         if not on_disk.exists():
             messages.append(f"{path} is missing")
-        elif (actual := sha256_bytes(on_disk.read_bytes())) != expected:
-            messages.append(f"{path}: sha256 {actual} differs from the lock's {expected}")
+        elif (actual := sha256_bytes(data := on_disk.read_bytes())) != expected:
+            if sha256_bytes(data.replace(b"\r\n", b"\n")) == expected:
+                messages.append(
+                    f"{path}: differs from the lock only in its line endings (CRLF): this checkout converts them "
+                    "(core.autocrlf or .gitattributes); check it out unconverted (`git config core.autocrlf false`, "
+                    "then `git checkout -- .`)"
+                )
+            else:
+                messages.append(f"{path}: sha256 {actual} differs from the lock's {expected}")
     try:
         task = read_task_file(task_path)
         if task.payload_sha256 != entry.payload_sha256:

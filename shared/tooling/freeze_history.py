@@ -20,7 +20,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ..hashing import sha256_bytes
-from .git_history import BlobReader, Commit, commits, require_full_history
+from .git_history import BlobReader, Commit, commits, require_full_history, rewrites
 from .lockfile import LOCK_PATH, Lock, LockEntry, parse_lock
 
 _LOCK = str(LOCK_PATH)
@@ -58,7 +58,11 @@ class History:
 
 
 def read_history(root: Path) -> History:
-    """Walk the whole history of HEAD; raises HistoryUnavailable for a shallow clone or a non-checkout."""
+    """Walk the whole history of HEAD; raises HistoryUnavailable for a shallow clone or a non-checkout.
+
+    Git is read with replace objects ignored; replace refs and grafts that exist are problems, since
+    they make git show a history other than the committed one.
+    """
     require_full_history(root)
     ordered = commits(root)
     with BlobReader(root) as blobs:
@@ -74,6 +78,17 @@ def read_history(root: Path) -> History:
                 _check_pinned_files(commit, parent, parent_lock, history, blobs)
         if history.head is not None:
             history.head_lock = locks.at(history.head, history)
+    for rewrite in rewrites(root):
+        history.problem("(history)", rewrite)
+    for protocol, anchor in history.anchors.items():
+        message = f"{anchor.commit.subject}\n{anchor.commit.body}"
+        if anchor.entry.task_sha256 not in message or anchor.entry.task_file not in message:
+            history.problem(
+                protocol,
+                f"the freezing commit {anchor.commit.label()} does not record the locked sha256 of "
+                f"{anchor.entry.task_file} in its message (`freeze` always does): the history was rewritten from "
+                "the freeze on, or the entry was not made by `freeze`",
+            )
     return history
 
 

@@ -39,11 +39,17 @@ class TagCheck:
     problems: tuple[str, ...] = ()
 
 
-def check_tag(root: Path, entry: LockEntry) -> TagCheck:
-    """A present tag must hold the locked task file and carry its sha256 in its message."""
-    if git_history.tag_target(root, entry.tag) is None:
+def check_tag(root: Path, entry: LockEntry, freezing_commit: str) -> TagCheck:
+    """A present tag must point at the freezing commit, hold the locked task file and carry its sha256."""
+    target = git_history.tag_target(root, entry.tag)
+    if target is None:
         return TagCheck(entry.tag, present=False)
     problems = []
+    if target != freezing_commit:
+        problems.append(
+            f"tag {entry.tag} points at {target[:10]}, not at the freezing commit {freezing_commit[:10]} "
+            "(a tag is only a name for that commit: delete it and run `hallubench freeze --restore-tags`)"
+        )
     shown = git_history.show(root, f"refs/tags/{entry.tag}", entry.task_file)
     if shown is None:
         problems.append(f"tag {entry.tag} does not contain {entry.task_file}")

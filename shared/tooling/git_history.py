@@ -14,6 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+# Replace objects and grafts change what git shows as history without changing the history itself: every
+# read here ignores them (and `rewrites` reports any that exist, since somebody made them on purpose).
+_ENVIRONMENT = {**os.environ, "GIT_NO_REPLACE_OBJECTS": "1"}
+
 
 class HistoryUnavailable(Exception):
     """The checkout's history cannot be read (no git, not a repository, a shallow clone)."""
@@ -25,6 +29,7 @@ class Commit:
     parents: tuple[str, ...]
     subject: str
     committer_date: str  # ISO 8601 strict, as `git log --format=%cI` prints it
+    body: str = ""  # the rest of the commit message
 
     @property
     def short(self) -> str:
@@ -38,7 +43,9 @@ class Commit:
 def git(root: Path, *args: str, check: bool = True, input_bytes: bytes | None = None) -> bytes:
     """Run git in `root`; raise HistoryUnavailable (with git's own words) when `check` and it fails."""
     try:
-        result = subprocess.run(["git", "-C", str(root), *args], capture_output=True, input=input_bytes, check=False)
+        result = subprocess.run(
+            ["git", "-C", str(root), *args], capture_output=True, input=input_bytes, check=False, env=_ENVIRONMENT
+        )
     except FileNotFoundError as exc:
         raise HistoryUnavailable("git is not installed: verifying the history needs it") from exc
     if check and result.returncode != 0:
@@ -53,6 +60,7 @@ def require_full_history(root: Path) -> None:
         ["git", "-C", str(root), "rev-parse", "--is-inside-work-tree", "--is-shallow-repository"],
         capture_output=True,
         check=False,
+        env=_ENVIRONMENT,
     )
     if probe.returncode != 0:
         raise HistoryUnavailable(
@@ -68,12 +76,26 @@ def require_full_history(root: Path) -> None:
 
 def commits(root: Path, start: str = "HEAD") -> list[Commit]:
     """Every commit reachable from `start`, parents before children."""
-    out = git(root, "log", "--topo-order", "--reverse", "--format=%H%x00%P%x00%cI%x00%s%x00", start)
+    out = git(root, "log", "--topo-order", "--reverse", "--format=%H%x00%P%x00%cI%x00%s%x00%b%x00", start)
     fields = out.decode("utf-8", "replace").split("\x00")
     found = []
-    for index in range(0, len(fields) - 4, 4):
-        sha, parents, date, subject = fields[index : index + 4]
-        found.append(Commit(sha.strip(), tuple(parents.split()), subject, date))
+    for index in range(0, len(fields) - 5, 5):
+        sha, parents, date, subject, body = fields[index : index + 5]
+        found.append(Commit(sha.strip(), tuple(parents.split()), subject, date, body))
+    return found
+
+
+def rewrites(root: Path) -> list[str]:
+    """Replace refs and grafts in this repository: each makes git show a history other than the committed one."""
+    found = []
+    refs = git(root, "for-each-ref", "--format=%(refname)", "refs/replace/", check=False)
+    names = [line for line in refs.decode("utf-8", "replace").splitlines() if line]
+    if names:
+        found.append(f"{len(names)} replace ref(s) ({', '.join(names[:3])}): remove them with `git replace -d`")
+    common = git(root, "rev-parse", "--git-common-dir", check=False).decode("utf-8", "replace").strip()
+    grafts = (root / common / "info" / "grafts") if common else None
+    if grafts is not None and grafts.is_file() and grafts.read_bytes().strip():
+        found.append(f"a grafts file ({grafts}) rewires parents: remove it")
     return found
 
 
@@ -142,6 +164,7 @@ def _cat_file(root: Path, mode: str) -> subprocess.Popen[bytes]:
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
+        env=_ENVIRONMENT,
     )
 
 
@@ -156,6 +179,7 @@ def tag_target(root: Path, tag: str) -> str | None:
         ["git", "-C", str(root), "rev-parse", "-q", "--verify", f"refs/tags/{tag}^{{commit}}"],
         capture_output=True,
         check=False,
+        env=_ENVIRONMENT,
     )
     if out.returncode != 0:
         return None
@@ -172,7 +196,9 @@ def tag_is_annotated(root: Path, tag: str) -> bool:
 
 def show(root: Path, revision: str, path: str) -> bytes | None:
     """`git show <revision>:<path>`, None when it does not exist."""
-    result = subprocess.run(["git", "-C", str(root), "show", f"{revision}:{path}"], capture_output=True, check=False)
+    result = subprocess.run(
+        ["git", "-C", str(root), "show", f"{revision}:{path}"], capture_output=True, check=False, env=_ENVIRONMENT
+    )
     return result.stdout if result.returncode == 0 else None
 
 
@@ -185,7 +211,7 @@ def create_annotated_tag(
     root: Path, tag: str, commit: str, message: str, *, date: str | None = None, env: Sequence[tuple[str, str]] = ()
 ) -> None:
     """`git tag -a tag commit -m message`, dated `date` when given (so a restored tag says when it was frozen)."""
-    environment = dict(os.environ)
+    environment = dict(_ENVIRONMENT)
     environment.update(env)
     if date is not None:
         environment["GIT_COMMITTER_DATE"] = date

@@ -7,11 +7,18 @@ entry is never rewritten (freeze refuses to touch an existing entry).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 LOCK_PATH = Path("frozen_cases") / "protocols.lock"
+PROTOCOL_ID = re.compile(r"[a-z0-9][a-z0-9-]*/v[1-9][0-9]*")
+
+
+class LockError(ValueError):
+    """The lock is not one entry per protocol, each named as its protocol and pinning its own task file."""
 
 
 class LockEntry(BaseModel):
@@ -60,9 +67,52 @@ def read_lock(root: Path) -> Lock:
     return parse_lock(path.read_bytes())
 
 
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise LockError(f"the key {key!r} appears twice (a JSON reader would keep only the last)")
+        found[key] = value
+    return found
+
+
+def expected_task_file(protocol: str) -> str:
+    """`tasks/<benchmark with underscores>_v<N>.py`: the only task file a protocol's entry may pin."""
+    benchmark, _, version = protocol.partition("/")
+    return f"tasks/{benchmark.replace('-', '_')}_{version}.py"
+
+
+def entry_problems(key: str, entry: LockEntry) -> list[str]:
+    """Why an entry does not name exactly one protocol and that protocol's own task file and tag."""
+    problems = []
+    if not PROTOCOL_ID.fullmatch(key):
+        problems.append(f"the key {key!r} is not a protocol id (benchmark/vN)")
+    if entry.protocol != key:
+        problems.append(f"the key {key!r} holds the entry of {entry.protocol!r}")
+    if entry.task_file != expected_task_file(key):
+        problems.append(f"the entry {key!r} pins {entry.task_file!r}, not its own {expected_task_file(key)!r}")
+    if entry.tag != key:
+        problems.append(f"the entry {key!r} names the tag {entry.tag!r}, not {key!r}")
+    return problems
+
+
 def parse_lock(data: bytes) -> Lock:
-    """A lock from its bytes (as on disk or as committed); raises pydantic's ValidationError when malformed."""
-    return Lock.model_validate_json(data)
+    """A lock from its bytes (as on disk or as committed).
+
+    Raises LockError for a key that appears twice or an entry that is not its key's own, and pydantic's
+    ValidationError (a ValueError) when the JSON is malformed.
+    """
+    try:
+        raw = json.loads(data, object_pairs_hook=_no_duplicates)
+    except LockError:
+        raise
+    except ValueError as exc:
+        raise LockError(f"not JSON: {exc}") from exc
+    lock = Lock.model_validate(raw)
+    problems = [problem for key, entry in lock.protocols.items() for problem in entry_problems(key, entry)]
+    if problems:
+        raise LockError("; ".join(problems))
+    return lock
 
 
 def write_lock(root: Path, lock: Lock) -> None:

@@ -30,13 +30,24 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     verify = subparsers.add_parser(
         "verify",
         help="fail when a frozen protocol changed: on disk, in any commit since it was frozen, or under its tag",
-        description="Re-hash every locked task file, its cases and golden hashes; find in the history of HEAD the "
-        "commit that froze each protocol (the first to add its lock entry) and check its files there; fail naming "
-        "any later commit that changed a locked file or changed or removed a lock entry; check each tag that "
-        "exists and report the missing ones. Exit codes: 0 verified (tags may be missing); 1 a frozen protocol "
-        "changed; 2 the history could not be read (not a git clone, a shallow clone) or no checkout found.",
+        description="Re-hash every locked task file, its cases and golden hashes; find in the history of HEAD "
+        "(read without replace objects; replace refs and grafts are errors) the commit that froze each protocol "
+        "(the first to add its lock entry), check its files there and that its message records the locked "
+        "sha256; fail naming any later commit that changed a locked file or changed or removed a lock entry; "
+        "check that each tag present points at its freezing commit and report the missing ones; then say what "
+        "anchors each freeze outside this history. Exit codes: 0 verified (tags may be missing); 1 a frozen "
+        "protocol changed, the lock is not one entry per protocol, or a run file contradicts the lock; 2 the "
+        "history could not be read (not a git clone, a shallow clone) or no checkout found.",
     )
     verify.add_argument("--hosted", metavar="TASK", help=HOSTED_HELP)
+    verify.add_argument(
+        "--runs",
+        nargs="+",
+        type=Path,
+        metavar="PATH",
+        help="also check hosted run files (or folders of them): every row's protocol and payload sha256 must be the "
+        "ones the lock pins, an anchor outside this repository's history",
+    )
     verify.add_argument("-m", "--model", dest="models", action="append", default=[], metavar="MODEL", help=MODEL_HELP)
     verify.set_defaults(handler=run_verify)
 
@@ -62,7 +73,11 @@ def run_freeze(args: argparse.Namespace) -> int:
     if not specs:
         print(f"error: unknown benchmark {args.benchmark!r}", file=sys.stderr)
         return 2
-    candidates = unfrozen(root, tuple(specs))
+    try:
+        candidates = unfrozen(root, tuple(specs))
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     if not candidates:
         print(f"error: every version of {args.benchmark} is already frozen", file=sys.stderr)
         return 2
@@ -73,7 +88,7 @@ def run_freeze(args: argparse.Namespace) -> int:
     spec = candidates[0]
     try:
         entry = freeze(root, spec, commit=not args.no_commit)
-    except FreezeError as exc:
+    except (FreezeError, ValueError) as exc:  # ValueError: the lock is not one valid entry per protocol
         print(f"error: {exc}", file=sys.stderr)
         return 1
     print(
@@ -116,15 +131,33 @@ def run_verify(args: argparse.Namespace) -> int:
     if root is None:
         return 2
     report = verify(root)
+    runs = None
+    if args.runs:
+        from ..lockfile import read_lock
+        from ..verify_runs import check_runs
+
+        try:
+            runs = check_runs(list(args.runs), read_lock(root))
+        except ValueError:
+            runs = None  # the lock itself is the problem, already in the report
+    if runs is not None:
+        from ..freeze import VerifyProblem
+
+        report.problems.extend(VerifyProblem(protocol, message) for protocol, message in runs.problems)
     failing = {problem.protocol for problem in report.problems}
     for check in report.checks:
         if check.anchor is None or check.entry.protocol in failing:
             continue
         commit = check.anchor.commit
         tag = "checked" if check.tag is not None and check.tag.present else "missing"
+        outside = "outside anchors: none given (see below)"
+        if runs is not None and runs.agreeing.get(check.entry.protocol):
+            count, files = runs.agreeing[check.entry.protocol], len(runs.files[check.entry.protocol])
+            outside = f"{count} hosted row(s) in {files} run file(s) ran the locked payload"
         print(
             f"{check.entry.protocol}: verified; frozen in commit {commit.short} of {commit.committer_date[:10]} "
-            f'("{commit.subject}"), unchanged since; tag {check.entry.tag} {tag}'
+            f'("{commit.subject}"), unchanged since; tag {check.entry.tag} {tag}; payload '
+            f"{check.entry.payload_sha256}; {outside}"
         )
     for problem in report.problems:
         print(f"{problem.protocol}: {problem.message}", file=sys.stderr)
@@ -136,6 +169,17 @@ def run_verify(args: argparse.Namespace) -> int:
             f"{len(report.missing_tags)} tag(s) missing (tags do not travel with every clone; the freezing commits "
             "above are the anchor): `hallubench freeze --restore-tags` re-creates them"
         )
-    if not report.checks:
+    if report.checks and not report.problems:
+        print(ANCHOR_NOTE)
+    if not report.checks and not report.problems:
         print("no frozen protocols yet")
     return 1 if report.problems else 0
+
+
+ANCHOR_NOTE = (
+    "What anchors these freezes: the history of this clone and the tags found in it. History alone cannot prove it "
+    "was not rewritten (a rewrite from a freeze on that keeps the messages passes in every fresh clone), so check "
+    "an anchor outside it: `hallubench verify --hosted TASK` (the task as published on Kaggle), `hallubench verify "
+    "--runs PATH...` (hosted run files: every row records the payload it ran), tags restored in an earlier clone, "
+    "and the payload sha256 above where you published it (the Kaggle task's description, your paper)."
+)

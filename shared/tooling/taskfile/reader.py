@@ -73,14 +73,31 @@ def _literal_assignments(tree: ast.Module) -> tuple[dict[str, Any], dict[str, st
 def read_task_file(path: Path) -> TaskFile:
     """Parse `path`; raise TaskFileError with a clear message when it is not a valid task file."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes().decode("utf-8")  # bytes as they are: no newline translation hides a converted file
     except (OSError, UnicodeDecodeError) as exc:
         raise TaskFileError(f"{path}: cannot read: {exc}") from exc
     return parse_task_file_text(text, path)
 
 
+def _verifies(text: str) -> bool:
+    """Whether `text` holds a payload that hashes to the sha256 its header declares."""
+    if PAYLOAD_MARKER not in text:
+        return False
+    try:
+        constants, _ = _literal_assignments(ast.parse(text))
+    except (SyntaxError, ValueError, TaskFileError):
+        return False
+    return sha256_text(text.split(PAYLOAD_MARKER, 1)[1]) == constants.get("HB_PAYLOAD_SHA256")
+
+
 def parse_task_file_text(text: str, path: Path) -> TaskFile:
     """Parse task-file text (`path` only names it in messages)."""
+    if "\r\n" in text and _verifies(text.replace("\r\n", "\n")):
+        raise TaskFileError(
+            f"{path}: its line endings were converted to CRLF (core.autocrlf or .gitattributes): the payload no "
+            "longer hashes to its header; check it out unconverted (`git config core.autocrlf false`, then "
+            "`git checkout -- .`)"
+        )
     if PAYLOAD_MARKER not in text:
         raise TaskFileError(f"{path}: no hallubench payload marker; not a generated task file")
     try:
@@ -93,6 +110,15 @@ def parse_task_file_text(text: str, path: Path) -> TaskFile:
         raise TaskFileError(f"{path}: missing {', '.join(missing)}")
     payload = text.split(PAYLOAD_MARKER, 1)[1]
     actual = sha256_text(payload)
+    if (
+        actual != constants["HB_PAYLOAD_SHA256"]
+        and sha256_text(payload.replace("\r\n", "\n")) == constants["HB_PAYLOAD_SHA256"]
+    ):
+        raise TaskFileError(
+            f"{path}: its line endings were converted to CRLF (core.autocrlf or .gitattributes): the payload no "
+            "longer hashes to its header; check it out unconverted (`git config core.autocrlf false`, then "
+            "`git checkout -- .`)"
+        )
     if actual != constants["HB_PAYLOAD_SHA256"]:
         raise TaskFileError(
             f"{path}: payload sha256 is {actual}, but the header declares {constants['HB_PAYLOAD_SHA256']}; "
