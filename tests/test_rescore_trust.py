@@ -252,12 +252,15 @@ def test_quiet_names_an_unreadable_file_beside_a_good_one(
     assert line.startswith("FILE") and "unreadable.run.json" in line
 
 
-def test_a_path_that_does_not_exist_is_bad_usage(
+def test_a_path_that_does_not_exist_is_a_problem_not_the_end_of_the_report(
     hosted: Hosted, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     good = _write(tmp_path / "good.run.json", hosted.run(0))
-    code, _, err = _rescore(hosted, capsys, good, tmp_path / "typo.run.json")
-    assert code == 2 and "typo.run.json: no such file or directory" in err
+    code, out, _ = _rescore(hosted, capsys, good, tmp_path / "typo.run.json")
+    assert code == 5 and "typo.run.json: no such file or directory" in out
+    assert "rows: 3" in out  # the other input's report is all there
+    code, _, err = _rescore(hosted, capsys, tmp_path / "typo.run.json")
+    assert code == 2 and "typo.run.json: no such file or directory" in err  # nothing at all to read: bad usage
 
 
 # -- strict JSON -------------------------------------------------------------------------------------------------

@@ -105,11 +105,10 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"error: --jail-without: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    missing = [path for path in args.paths if not Path(path).exists()]
-    if missing:
-        for path in missing:
+    if not any(Path(path).exists() or Path(path).is_symlink() for path in args.paths):
+        for path in args.paths:
             print(f"error: {path}: no such file or directory", file=sys.stderr)
-        return EXIT_USAGE
+        return EXIT_USAGE  # a path that does not exist among others is a problem of the report, not the end of it
     feed = RunFileFeed([Path(p) for p in args.paths], sys.stderr, show_progress=not args.quiet)
     try:
         if args.task is not None:

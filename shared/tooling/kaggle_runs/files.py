@@ -15,6 +15,7 @@ import gc
 import json
 import os
 import re
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -165,11 +166,8 @@ def collect_run_files(paths: StrPath | Iterable[StrPath]) -> tuple[list[Path], l
     errors: list[RunFileError] = []
     seen: set[Path] = set()
     for root in roots:
-        try:
-            found = find_run_files(root)
-        except RunFileError as exc:
-            errors.append(exc)
-            continue
+        found, problems = scan_run_files(root)
+        errors.extend(problems)
         for file in found:
             key = file.resolve()
             if key not in seen:
@@ -187,17 +185,59 @@ def iter_loaded(files: Iterable[Path], *, digest: bool = True) -> Iterator[Loade
             yield exc
 
 
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISDIR, "a directory"),
+)
+
+
+def not_a_file(path: Path) -> str | None:
+    """None for a regular file (or a link to one); else why it is not read (it is never opened)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        if path.is_symlink():
+            return "a link to nothing (dangling, or a loop of links): not read"
+        return f"cannot be examined ({exc.strerror or exc})"
+    if stat.S_ISREG(mode):
+        return None
+    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    return f"{kind}, not a regular file: not read"
+
+
 def find_run_files(path: StrPath) -> list[Path]:
-    """`path` itself if it is a file, else every `*.run.json` below it, sorted. Raises `RunFileError`."""
+    """`path` itself if it is a file, else every `*.run.json` below it, sorted. Raises `RunFileError`.
+
+    Use `scan_run_files` to also learn which entries named like run files are not regular files.
+    """
+    files, errors = scan_run_files(path)
+    if errors and not files:
+        raise errors[0]
+    return files
+
+
+def scan_run_files(path: StrPath) -> tuple[list[Path], list[RunFileError]]:
+    """The run files at or below `path`, and an error for each entry that is not one (a FIFO, a dangling link...)."""
     root = Path(path)
-    if root.is_file():
-        return [root]
+    if not root.exists() and not root.is_symlink():
+        return [], [RunFileError(root, "no such file or directory")]
     if not root.is_dir():
-        raise RunFileError(root, "no such file or directory")
-    found = sorted(p for p in root.rglob(f"*{RUN_SUFFIX}") if p.is_file())
-    if not found:
-        raise RunFileError(root, f"no {RUN_SUFFIX} files in this directory")
-    return found
+        why = not_a_file(root)
+        return ([], [RunFileError(root, why)]) if why is not None else ([root], [])
+    files: list[Path] = []
+    errors: list[RunFileError] = []
+    for entry in sorted(root.rglob(f"*{RUN_SUFFIX}")):
+        why = not_a_file(entry)
+        if why is None:
+            files.append(entry)
+        elif not (entry.is_dir() and not entry.is_symlink()):
+            errors.append(RunFileError(entry, why))
+    if not files and not errors:
+        errors.append(RunFileError(root, f"no {RUN_SUFFIX} files in this directory"))
+    return files, errors
 
 
 def download_layout(path: StrPath) -> DownloadLayout | None:

@@ -91,6 +91,65 @@ def _score_html(row: PageRow) -> str:
     )
 
 
+KIND_NAMES = {
+    "file": "run file(s) or path(s) could not be read",
+    "unreadable": "row(s) could not be read",
+    "conflict": "row(s) have conflicting copies (none counted)",
+    "incomplete": "stored run(s) cannot be verified whole",
+    "prompt": "prompt(s) differ",
+    "score": "score(s) disagree",
+    "headline": "headline(s) differ",
+}
+
+
+def _problems(data: Mapping[str, Any], rows: Sequence[PageRow]) -> tuple[list[Mapping[str, Any]], int]:
+    """The report's problems and rows checked; a result saved before it listed them gets them rebuilt."""
+    if "problems" in data:
+        found = [problem for problem in data.get("problems") or [] if isinstance(problem, Mapping)]
+        return found, int(data.get("rows_checked") or 0)
+    rebuilt: list[Mapping[str, Any]] = [{"kind": "file", "text": str(e)} for e in data.get("file_errors") or []]
+    rebuilt += [{"kind": "conflict", "text": str(c)} for c in data.get("conflicts") or []]
+    rebuilt += [{"kind": "prompt", "text": ""} for row in rows if not row.data.get("prompt_verified")]
+    rebuilt += [{"kind": "score", "text": ""} for row in rows if row.data.get("score_agrees") is False]
+    for block in (data.get("models") or {}).values():
+        rebuilt += [{"kind": "headline", "text": ""} for p in block.get("parents") or [] if p.get("agrees") is False]
+    return rebuilt, len(rows)
+
+
+def _banner(data: Mapping[str, Any], rows: Sequence[PageRow]) -> str:
+    """Green only when the report's one list of problems is empty and at least one row was checked."""
+    found, checked = _problems(data, rows)
+    if not found and checked:
+        return (
+            f'<p class="banner ok" id="verdict">All {checked} rows: every prompt verified byte for byte '
+            "and every re-scored row agrees with the hosted one.</p>"
+        )
+    if not found:
+        return '<p class="banner bad" id="verdict">No row of this task was checked: nothing is verified.</p>'
+    counts: dict[str, int] = {}
+    for problem in found:
+        kind = str(problem.get("kind"))
+        counts[kind] = counts.get(kind, 0) + 1
+    parts = [f"{count} {KIND_NAMES.get(kind, kind)}" for kind, count in counts.items()]
+    return f'<p class="banner bad" id="verdict">{len(rows)} rows: ' + ", ".join(parts) + ".</p>"
+
+
+def _problem_list(data: Mapping[str, Any]) -> str:
+    """Every problem the rows below do not show: unreadable inputs, conflicts, stored runs not verified whole."""
+    shown_elsewhere = {"prompt", "score", "headline"}
+    found = [p for p in data.get("problems") or [] if isinstance(p, Mapping) and p.get("kind") not in shown_elsewhere]
+    if "problems" not in data:
+        found = [{"kind": "file", "text": str(error)} for error in data.get("file_errors") or []]
+    if not found:
+        return ""
+    items = [
+        f'<li><span class="bad">{esc(str(p.get("kind", "")).upper())}</span> {esc(p.get("model"))} '
+        f'<span class="source">{esc(p.get("source"))}</span>: {esc(p.get("text"))}</li>'
+        for p in found[:MAX_LISTED]
+    ]
+    return f'<h3 id="problems">Problems ({len(found)})</h3><ul>' + "".join(items) + "</ul>" + _more(len(found))
+
+
 def verification_section(data: Mapping[str, Any], rows: Sequence[PageRow]) -> str:
     """The whole verification section."""
     prompts = [row for row in rows if not row.data.get("prompt_verified")]
@@ -101,24 +160,9 @@ def verification_section(data: Mapping[str, Any], rows: Sequence[PageRow]) -> st
         for parent in block.get("parents") or []
         if parent.get("agrees") is False
     ]
-    file_errors = list(data.get("file_errors") or [])
-    if not prompts and not scores and not headlines and not file_errors:
-        banner = (
-            f'<p class="banner ok" id="verdict">All {len(rows)} rows: every prompt verified byte for byte '
-            "and every re-scored row agrees with the hosted one.</p>"
-        )
-    else:
-        parts = []
-        if prompts:
-            parts.append(f"{len(prompts)} prompt(s) differ")
-        if scores:
-            parts.append(f"{len(scores)} score(s) disagree")
-        if headlines:
-            parts.append(f"{len(headlines)} headline(s) differ")
-        if file_errors:
-            parts.append(f"{len(file_errors)} run file(s) could not be read")
-        banner = f'<p class="banner bad" id="verdict">{len(rows)} rows: ' + ", ".join(parts) + ".</p>"
+    banner = _banner(data, rows)
     out = ['<section id="verification"><h2>Verification</h2>', banner, _summary_table(data.get("summary") or [])]
+    out.append(_problem_list(data))
     copies = int(data.get("row_file_copies") or 0)
     if copies:
         out.append(
@@ -140,10 +184,6 @@ def verification_section(data: Mapping[str, Any], rows: Sequence[PageRow]) -> st
             f"{number(p.get('hosted_headline'), 6)} vs re-scored {number(p.get('local_headline'), 6)}</li>"
             for model, p in headlines
         )
-        out.append("</ul>")
-    if file_errors:
-        out.append("<h3>Run files that could not be read</h3><ul>")
-        out.extend(f"<li><code>{esc(error)}</code></li>" for error in file_errors[:MAX_LISTED])
         out.append("</ul>")
     foreign = list(data.get("foreign_runs") or [])
     if foreign:

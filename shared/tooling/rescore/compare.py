@@ -30,7 +30,14 @@ def normalise(value: Any) -> Any:
 def _same(left: Any, right: Any) -> bool:
     if isinstance(left, float) and isinstance(right, float):
         return left == right or (math.isnan(left) and math.isnan(right))
+    if type(left) is not type(right):  # Python's == equates True with 1.0: a changed type is a difference
+        return False
     return bool(left == right)
+
+
+def _strictly_equal(left: Any, right: Any) -> bool:
+    """Equal values of equal types (after `as_struct`): `true` is not `1.0`, whatever Python's == says."""
+    return bool(left == right) and json.dumps(left, sort_keys=True) == json.dumps(right, sort_keys=True)
 
 
 def as_struct(value: Any) -> Any:
@@ -44,13 +51,11 @@ def as_struct(value: Any) -> Any:
 def differences(local: dict[str, Any], hosted: dict[str, Any], limit: int = 5) -> list[str]:
     """Paths where the two rows disagree, e.g. `scores.mei: local 0.5 vs hosted 0.4`."""
     ignore = IGNORED_WHEN_ERROR if local.get("verdict") == "error" and hosted.get("verdict") == "error" else frozenset()
-    if not ignore and local == hosted:  # Python's == already equates 3 and 3.0: the common case, in C
-        return []
     left, right = as_struct(local), as_struct(hosted)
     for key in ignore:
         left.pop(key, None)
         right.pop(key, None)
-    if left == right:
+    if _strictly_equal(left, right):
         return []
     found: list[str] = []
 

@@ -28,6 +28,7 @@ from ..jail.policy import JailRefused
 from ..kaggle_runs.model import DictResult, NumericResult, Role, Run, RunResult, RunState
 from ..specs import HookError, ProtocolSpec
 from ..taskfile.reader import FrozenProtocol, TaskFile
+from .bounded import MODEL_LIMIT, shorten
 from .compare import differences
 from .newer import NewerScore, NewerScorer
 from .options import replay_options
@@ -92,6 +93,18 @@ class ParentOutcome:
     local_headline: float | None
     agrees: bool | None
     rows: int
+    subruns: int = 0  # every subrun the hosted run holds (rows of another task included)
+    copies: int = 0  # its rows that were identical copies of rows already counted (so not counted again)
+    rows_with_problems: int = 0  # its rows whose own problem (a prompt, an unreadable row) is already reported
+
+
+@dataclass(frozen=True)
+class Incomplete:
+    """A stored run that cannot be verified whole: no rows, rows of another task, a headline not recomputed."""
+
+    model: str
+    source: str
+    text: str
 
 
 @dataclass
@@ -133,6 +146,8 @@ class RescoreReport:
     # has one per row. Counted once, and not a problem.
     row_file_copies: int = 0
     conflicts: list[Conflict] = field(default_factory=list)
+    foreign_rows: list[tuple[str, str, str]] = field(default_factory=list)  # (model, source, task) inside stored runs
+    incomplete: list[Incomplete] = field(default_factory=list)  # filled by `Rescorer.finish`
     # CPU seconds spent inside the frozen protocol (its `play`, row wrapper and `aggregate`): the
     # part of a rescore that belongs to the benchmark's scorer rather than to rescoring itself.
     protocol_cpu_s: float = 0.0
@@ -395,21 +410,23 @@ class Rescorer:
     def add_run(self, run: Run, source: str) -> None:
         """Take one loaded run file: a stored-task run with row subruns, or a loose row run."""
         name = run.task.name
-        model = run.model_slug or "(no model)"
+        model = shorten(run.model_slug, MODEL_LIMIT) if run.model_slug else "(no model)"
         summary = self.report.models.setdefault(model, ModelSummary(model))
         self._in_stored_run = name == self.task.task_name
         if name == self.task.task_name:
             outcomes = []
+            copies = 0
             for index, sub in enumerate(run.subruns):
                 if sub.task.name != self.task.row_task_name:
-                    self.report.foreign_runs.append(f"{source} subruns[{index}] ({sub.task.name})")
-                    self.report.foreign_tasks.add(sub.task.name)
+                    self.report.foreign_rows.append((model, f"{source} subruns[{index}]", sub.task.name))
                     continue
                 outcome = self._row(sub, f"{source} subruns[{index}]", model)
                 if outcome is not None:
                     summary.rows.append(outcome)
                     outcomes.append(outcome)
-            summary.parents.append(self.parent_outcome(run, source, model, outcomes))
+                else:
+                    copies += 1
+            summary.parents.append(self.parent_outcome(run, source, model, outcomes, copies=copies))
         elif name == self.task.row_task_name:
             outcome = self._row(run, source, model)
             if outcome is not None:
@@ -426,7 +443,14 @@ class Rescorer:
         return self._row(run, source, model)
 
     def parent_outcome(
-        self, run: Run, source: str, model: str, outcomes: list[RowOutcome], *, subruns: int | None = None
+        self,
+        run: Run,
+        source: str,
+        model: str,
+        outcomes: list[RowOutcome],
+        *,
+        subruns: int | None = None,
+        copies: int = 0,
     ) -> ParentOutcome:
         """A stored-task run's recorded headline against the one recomputed from its rows' outcomes.
 
@@ -445,10 +469,14 @@ class Rescorer:
         agrees = None
         if hosted_headline is not None and local_headline is not None:
             agrees = abs(hosted_headline - local_headline) <= HEADLINE_TOLERANCE * max(1.0, abs(local_headline))
-        return ParentOutcome(source, model, hosted_headline, local_headline, agrees, len(outcomes))
+        troubled = sum(1 for outcome in outcomes if outcome.problem_kind is not None)
+        return ParentOutcome(
+            source, model, hosted_headline, local_headline, agrees, len(outcomes), count, copies, troubled
+        )
 
     def finish(self) -> RescoreReport:
-        """Aggregate each model's rows with the frozen `aggregate`."""
+        """Aggregate each model's rows with the frozen `aggregate`; name each stored run not verified whole."""
+        self.report.incomplete = incompleteness(self.report)
         for summary in self.report.models.values():
             counted = summary.counted_rows
             if counted:
@@ -459,6 +487,48 @@ class Rescorer:
                 if newer_rows:
                     summary.newer_metrics = self._in_protocol(partial(self.newer.aggregate, newer_rows))
         return self.report
+
+
+def incompleteness(report: RescoreReport) -> list[Incomplete]:
+    """Stored runs with no row of this task, rows of another task inside them, headlines left unchecked."""
+    found = [
+        Incomplete(model, source, f"a row of another task ({task}) inside a stored run of this task: it is not checked")
+        for model, source, task in report.foreign_rows
+    ]
+    for summary in report.models.values():
+        checked = {p.hosted_headline for p in summary.parents if p.local_headline is not None}
+        for parent in summary.parents:
+            if parent.subruns == 0:
+                text = "the stored run holds no rows: nothing of it can be verified (it failed before its first row, "
+                found.append(Incomplete(parent.model, parent.source, text + "or its rows were removed)"))
+            elif parent.rows == 0 and parent.copies == 0:
+                found.append(Incomplete(parent.model, parent.source, "the stored run holds no row of this task"))
+            elif parent.rows == 0:  # every row a copy of a row counted in another stored run: that run's headline
+                if parent.hosted_headline is not None and parent.hosted_headline not in checked:
+                    found.append(
+                        Incomplete(
+                            parent.model,
+                            parent.source,
+                            f"its rows are copies of rows counted elsewhere, but its headline {parent.hosted_headline} "
+                            "is not the headline checked there",
+                        )
+                    )
+            elif (
+                parent.hosted_headline is not None
+                and parent.local_headline is None
+                and parent.copies == 0
+                and parent.rows_with_problems == 0
+                and not any(source.startswith(parent.source + " ") for _, source, _ in report.foreign_rows)
+            ):
+                found.append(
+                    Incomplete(
+                        parent.model,
+                        parent.source,
+                        f"its headline {parent.hosted_headline} could not be recomputed: {parent.rows} of its "
+                        f"{parent.subruns} rows were read, not all of them verified",
+                    )
+                )
+    return found
 
 
 def _without(row: dict[str, Any], keys: Sequence[str]) -> dict[str, Any]:

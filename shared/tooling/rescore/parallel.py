@@ -34,6 +34,7 @@ from typing import Any
 from ..kaggle_runs.model import Run
 from ..specs import ProtocolSpec
 from ..taskfile.reader import TaskFile
+from .bounded import MODEL_LIMIT, shorten
 from .engine import (
     Conflict,
     ModelSummary,
@@ -227,13 +228,12 @@ def rescore_runs_parallel(
             order: dict[str, int] = {}
             for run, source in runs:
                 if run.task.name == task.task_name:
-                    model = run.model_slug or "(no model)"
+                    model = shorten(run.model_slug, MODEL_LIMIT) if run.model_slug else "(no model)"
                     labels = []
                     batches: list[list[_Row]] = [[] for _ in range(jobs)]
                     for index, sub in enumerate(run.subruns):
                         if sub.task.name != task.row_task_name:
-                            report.foreign_runs.append(f"{source} subruns[{index}] ({sub.task.name})")
-                            report.foreign_tasks.add(sub.task.name)
+                            report.foreign_rows.append((model, f"{source} subruns[{index}]", sub.task.name))
                             continue
                         row = _Row(f"{source} subruns[{index}]", model, sub, in_stored_run=True)
                         batches[_worker_of(row, jobs)].append(row)
@@ -244,7 +244,8 @@ def rescore_runs_parallel(
                     parents.append(_Parent(replace(run, subruns=[]), source, model, labels, len(run.subruns)))
                     keep()
                 elif run.task.name == task.row_task_name:
-                    loose.append(_Row(source, run.model_slug or "(no model)", run, in_stored_run=False))
+                    model = shorten(run.model_slug, MODEL_LIMIT) if run.model_slug else "(no model)"
+                    loose.append(_Row(source, model, run, in_stored_run=False))
                 else:
                     foreign_loose.append((source, run.task.name))
             for source, name in foreign_loose:
@@ -268,7 +269,14 @@ def rescore_runs_parallel(
                 summary = report.models.setdefault(parent.model, ModelSummary(parent.model))
                 kept = [by_label[label] for label in parent.labels if label in by_label]
                 summary.rows.extend(kept)
-                outcome = rescorer.parent_outcome(parent.run, parent.source, parent.model, kept, subruns=parent.subruns)
+                outcome = rescorer.parent_outcome(
+                    parent.run,
+                    parent.source,
+                    parent.model,
+                    kept,
+                    subruns=parent.subruns,
+                    copies=len(parent.labels) - len(kept),
+                )
                 summary.parents.append(outcome)
             for row in loose:
                 summary = report.models.setdefault(row.model, ModelSummary(row.model))

@@ -13,7 +13,9 @@ import math
 from typing import Any
 
 from ..jail.describe import describe_layers
+from .bounded import shorten
 from .engine import ModelSummary, RescoreReport
+from .problems import checked_rows, problems, verdict_line
 
 MAX_LISTED = 20
 
@@ -119,47 +121,29 @@ def _newer_text(report: RescoreReport) -> list[str]:
 
 
 def problem_lines(report: RescoreReport, *, limit: int | None = MAX_LISTED) -> list[str]:
-    """One line per problem, most serious kind first (the order of `exit_codes.PRECEDENCE`).
+    """One line per problem, most serious kind first (see `problems.py`).
 
     `limit` caps each kind (the rest are counted in a last line); None lists every one, as
-    `--quiet` does. Each line is one line of printable text, whatever the run file held.
+    `--quiet` does. Each line is one line of printable text of bounded length, whatever the run file held.
     """
-    groups = [
-        [f"FILE    {error}" for error in report.file_errors],
-        [f"UNREADABLE {row.model} {row.source}: {row.problem}" for row in report.unreadable_rows],
-        [
-            f"CONFLICT {conflict.model} case {conflict.case_id}: {len(conflict.sources)} different copies of one row "
-            f"({'; '.join(conflict.sources)}); none is counted"
-            for conflict in report.conflicts
-        ],
-        [f"PROMPT  {row.model} {row.source}: {row.problem}" for row in report.prompt_failures],
-        [
-            f"SCORE   {row.model} case {row.case_id} ({row.source}): " + "; ".join(row.differences)
-            for row in report.score_failures
-        ],
-        [
-            f"HEADLINE {parent.model} {parent.source}: "
-            f"hosted {parent.hosted_headline} vs re-scored {parent.local_headline}"
-            for parent in report.headline_failures
-        ],
-    ]
     lines: list[str] = []
     hidden = 0
-    for group in groups:
-        shown = group if limit is None else group[:limit]
-        hidden += len(group) - len(shown)
-        lines.extend(one_line(line) for line in shown)
+    shown: dict[str, int] = {}
+    for problem in problems(report):
+        count = shown.get(problem.kind, 0)
+        if limit is not None and count >= limit:
+            hidden += 1
+            continue
+        shown[problem.kind] = count + 1
+        lines.append(problem.line())
     if hidden:
         lines.append(f"... and {hidden} more (see --json, or --quiet for every one)")
     return lines
 
 
 def one_line(text: str) -> str:
-    """`text` as one printable line: newlines and other control characters escaped, lone surrogates too."""
-    escaped = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    if escaped.isprintable():
-        return escaped
-    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in escaped)
+    """`text` as one printable line of bounded length (control characters and lone surrogates escaped)."""
+    return shorten(text, 2000)
 
 
 def to_text(report: RescoreReport, *, show_metrics: bool = True) -> str:
@@ -188,9 +172,13 @@ def to_text(report: RescoreReport, *, show_metrics: bool = True) -> str:
     widths = [max(len(h), *(len(row[i]) for row in body)) if body else len(h) for i, h in enumerate(headers)]
     out.append("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)))
     out.extend("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in body)
-    problems = problem_lines(report)
     out.append("")
-    out.extend(problems or ["every prompt verified and every score agrees"])
+    out.extend(problem_lines(report))
+    verdict = verdict_line(report)
+    if verdict is not None:
+        out.append(verdict)
+    elif not problems(report):
+        out.append("no row of this task was checked: nothing is verified")
     out.extend(f"model-written code ran in the jail: {line}" for line in jail_lines(report))
     if report.foreign_tasks:
         names = ", ".join(sorted(report.foreign_tasks))
@@ -245,9 +233,12 @@ def to_markdown(report: RescoreReport) -> str:
             f"{r['scores_agree']}/{r['scores_compared']} | {r['error_rows']} | "
             f"{r['headline']} ({r['headline_name']}) | {r['hosted_headline']} |"
         )
-    problems = problem_lines(report)
+    found = problem_lines(report)
     lines += ["", "## Problems", ""]
-    lines += [f"- {p}" for p in problems] or ["None: every prompt verified and every score agrees."]
+    verdict = verdict_line(report)
+    lines += [f"- {p}" for p in found] or [
+        f"None: {verdict}." if verdict else "None found, but no row of this task was checked: nothing is verified."
+    ]
     newer = _newer_text(report)
     if newer:
         lines += ["", f"## Scored with `{report.newer_task.protocol_id if report.newer_task else ''}`", ""]
@@ -266,6 +257,8 @@ def to_json(report: RescoreReport) -> dict[str, Any]:
         "duplicates": report.duplicates,
         "row_file_copies": report.row_file_copies,
         "conflicts": [vars(conflict) for conflict in report.conflicts],
+        "problems": [problem.as_dict() for problem in problems(report)],
+        "rows_checked": checked_rows(report),
         "file_errors": report.file_errors,
         "foreign_runs": report.foreign_runs,
         "newer_scorer": (
