@@ -95,7 +95,6 @@ class ParentOutcome:
     rows: int
     subruns: int = 0  # every subrun the hosted run holds (rows of another task included)
     copies: int = 0  # its rows that were identical copies of rows already counted (so not counted again)
-    rows_with_problems: int = 0  # its rows whose own problem (a prompt, an unreadable row) is already reported
 
 
 @dataclass(frozen=True)
@@ -469,10 +468,7 @@ class Rescorer:
         agrees = None
         if hosted_headline is not None and local_headline is not None:
             agrees = abs(hosted_headline - local_headline) <= HEADLINE_TOLERANCE * max(1.0, abs(local_headline))
-        troubled = sum(1 for outcome in outcomes if outcome.problem_kind is not None)
-        return ParentOutcome(
-            source, model, hosted_headline, local_headline, agrees, len(outcomes), count, copies, troubled
-        )
+        return ParentOutcome(source, model, hosted_headline, local_headline, agrees, len(outcomes), count, copies)
 
     def finish(self) -> RescoreReport:
         """Aggregate each model's rows with the frozen `aggregate`; name each stored run not verified whole."""
@@ -498,6 +494,13 @@ def incompleteness(report: RescoreReport) -> list[Incomplete]:
     for summary in report.models.values():
         checked = {p.hosted_headline for p in summary.parents if p.local_headline is not None}
         for parent in summary.parents:
+            inside = parent.source + " "
+            # a row of the run with a problem of its own (or a conflicting copy) already explains an unchecked headline
+            explained = any(
+                row.problem_kind is not None or row.conflict is not None
+                for row in summary.rows
+                if row.source.startswith(inside)
+            ) or any(source.startswith(inside) for _, source, _ in report.foreign_rows)
             if parent.subruns == 0:
                 text = "the stored run holds no rows: nothing of it can be verified (it failed before its first row, "
                 found.append(Incomplete(parent.model, parent.source, text + "or its rows were removed)"))
@@ -517,8 +520,7 @@ def incompleteness(report: RescoreReport) -> list[Incomplete]:
                 parent.hosted_headline is not None
                 and parent.local_headline is None
                 and parent.copies == 0
-                and parent.rows_with_problems == 0
-                and not any(source.startswith(parent.source + " ") for _, source, _ in report.foreign_rows)
+                and not explained
             ):
                 found.append(
                     Incomplete(
