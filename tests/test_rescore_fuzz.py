@@ -161,3 +161,69 @@ def test_any_text_in_any_string_field_gives_a_report_and_an_exit_code(
     ]
     assert len(intact) == 3, "the intact run's rows were lost"
     shutil.rmtree(folder)
+
+
+KIND_CODES = {"file": 5, "unreadable": 5, "conflict": 6, "incomplete": 3, "prompt": 3, "score": 4, "headline": 4}
+ORDER = (5, 6, 3, 4)
+
+
+def _damage_bytes(text: str, kind: str, pick: int, byte: int) -> bytes | str:
+    """The damaged file's bytes (or a special kind of file to make in its place)."""
+    data = text.encode("ascii")
+    at = pick % max(1, len(data))
+    if kind == "truncate":
+        return data[:at]
+    if kind == "flip":
+        return data[:at] + bytes([byte]) + data[at + 1 :]
+    if kind == "duplicate_key":
+        brace = data.find(b"{", at)
+        return data if brace < 0 else data[: brace + 1] + b'"state": "X", ' + data[brace + 1 :]
+    if kind == "foreign_row":
+        parsed = json.loads(text)
+        if parsed.get("subruns"):
+            parsed["subruns"][pick % len(parsed["subruns"])]["taskVersion"]["name"] = "elsewhere_row"
+        return json.dumps(parsed).encode("ascii")
+    return kind  # "fifo", "dangling": made in place of the file
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.sampled_from(["truncate", "flip", "duplicate_key", "foreign_row", "fifo", "dangling"]),
+    st.integers(0, 10**6),
+    st.integers(0, 255),
+)
+def test_a_mutated_file_beside_an_intact_one_gives_the_code_of_its_problems(
+    hosted: tuple[Path, dict[str, Any]],
+    tmp_path_factory: pytest.TempPathFactory,
+    capsys: pytest.CaptureFixture[str],
+    kind: str,
+    pick: int,
+    byte: int,
+) -> None:
+    import os
+
+    task, parent = hosted
+    folder = tmp_path_factory.mktemp("mutated")
+    (folder / "intact.run.json").write_text(json.dumps(parent), encoding="ascii")
+    damaged = _damage_bytes(json.dumps(_other_run(parent)), kind, pick, byte)
+    target = folder / "damaged.run.json"
+    if damaged == "fifo":
+        os.mkfifo(target)
+    elif damaged == "dangling":
+        target.symlink_to(folder / "gone.run.json")
+    else:
+        assert isinstance(damaged, bytes)
+        target.write_bytes(damaged)
+    capsys.readouterr()
+    code = main(["rescore", str(folder), "--task", str(task), "--json", str(folder / "report.json")])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+    codes = {KIND_CODES[problem["kind"]] for problem in report["problems"]}
+    expected = next((c for c in ORDER if c in codes), 0)
+    assert code == expected == report["exit_code"]
+    assert ("every prompt verified" in out) == (not report["problems"])
+    reported = {row["case_id"] for model in report["models"].values() for row in model["rows"]}
+    cases = {sub["results"][0]["dictResult"]["case_id"] for sub in parent["subruns"]}
+    assert cases <= reported, "the intact run's rows were lost"
+    shutil.rmtree(folder)
