@@ -22,7 +22,10 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO_ROOT.parent / "shared"
+HUMANEVALPACK_HINT = (
+    "HumanEvalPack is not available here (it is never committed): set HALLUBENCH_HUMANEVALPACK=path/to/"
+    "humanevalpack.jsonl, or let the loader download it once from its pinned source"
+)
 
 
 def _import_hallubench_from_this_checkout() -> Path:
@@ -40,12 +43,43 @@ SCRATCH = _import_hallubench_from_this_checkout()
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Point the HumanEvalPack loader at the test copy beside the checkout (never committed here)."""
-    data = SHARED_DATA / "data" / "humanevalpack" / "humanevalpack.jsonl"
-    if data.is_file():
-        os.environ.setdefault("HALLUBENCH_HUMANEVALPACK", str(data))
     # A bug inside a command raises in tests (the CLI otherwise turns it into one "internal error" line).
     os.environ.setdefault("HALLUBENCH_DEBUG", "1")
+
+
+_HUMANEVALPACK: list[Path | None] = []
+
+
+def humanevalpack() -> Path | None:
+    """A verified HumanEvalPack file, through the project's own loader: $HALLUBENCH_HUMANEVALPACK, else the pinned
+    download (once per session, cached); None where neither can be had. Tests never read it from beside the clone."""
+    if not _HUMANEVALPACK:
+        from hallubench.misled.data import ENV_VAR, DataError, default_cache_path, fetch_pinned, load_problems
+
+        found: Path | None = None
+        given = os.environ.get(ENV_VAR)
+        try:
+            if given:
+                load_problems(given)
+                found = Path(given)
+            else:
+                fetch_pinned(default_cache_path(), timeout_s=15.0)
+                found = default_cache_path()
+                os.environ[ENV_VAR] = str(found)  # for every task file and command a test starts
+        except (DataError, OSError):
+            found = None
+        _HUMANEVALPACK.append(found)
+    return _HUMANEVALPACK[0]
+
+
+def require_humanevalpack() -> Path:
+    """The data, or a skip with one line saying how to get it; in CI (`CI` set) its absence fails the test."""
+    found = humanevalpack()
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail(f"{HUMANEVALPACK_HINT} (CI must provide it)")
+        pytest.skip(HUMANEVALPACK_HINT)
+    return found
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -67,19 +101,9 @@ def repo_root() -> Path:
 
 
 @pytest.fixture(scope="session")
-def reference_dir() -> Path:
-    path = SHARED_DATA / "reference"
-    if not path.is_dir():
-        pytest.skip(f"reference material not found at {path}")
-    return path
-
-
-@pytest.fixture(scope="session")
 def humanevalpack_path() -> Path:
-    path = SHARED_DATA / "data" / "humanevalpack" / "humanevalpack.jsonl"
-    if not path.is_file():
-        pytest.skip(f"HumanEvalPack test copy not found at {path}")
-    return path
+    """HumanEvalPack for the tests that need it (see `require_humanevalpack`)."""
+    return require_humanevalpack()
 
 
 def _git(root: Path, *args: str) -> None:

@@ -6,6 +6,7 @@ edited: the new benchmark is registered by its own declaration file.
 
 from __future__ import annotations
 
+import shlex
 import shutil
 import subprocess
 import sys
@@ -67,9 +68,22 @@ def test_new_writes_only_its_own_files_and_the_result_builds(
 
 
 @pytest.mark.slow
-def test_the_new_benchmark_passes_its_own_tests_and_the_contract_suite(checkout: Path) -> None:
-    assert main(["new", NAME]) == 0 and main(["build", NAME]) == 0
-    suites = [f"tests/{PACKAGE}", "tests/test_protocol_contract.py", "-k", f"{NAME} or {PACKAGE}"]
+def test_the_new_benchmark_passes_its_own_tests_and_the_contract_suite(
+    checkout: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With the very pytest line `new` prints, which must select the benchmark's own tests and its contract tests."""
+    assert main(["new", NAME]) == 0
+    printed = next(line for line in capsys.readouterr().out.splitlines() if line.strip().startswith("pytest "))
+    assert main(["build", NAME]) == 0
+    suites = shlex.split(printed.split("#")[0])[1:]
+    listed = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *suites],
+        capture_output=True,
+        text=True,
+        cwd=checkout,
+    ).stdout
+    assert f"tests/{PACKAGE}/test_{PACKAGE}_v1.py::" in listed, listed[-2000:]
+    assert "tests/test_protocol_contract.py::" in listed and f"{NAME}/v1" in listed, listed[-2000:]
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *suites],
         capture_output=True,

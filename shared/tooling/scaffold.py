@@ -172,7 +172,7 @@ Next:
 hallubench build {name}              # tasks/{package}_v1.py, cases and golden prompt hashes
 hallubench run {name} --limit 2      # on the embedded model; prints the output folder
 hallubench rescore <that folder>     # every prompt verified, every score recomputed
-pytest tests/{package} tests/test_protocol_contract.py -k {name}
+pytest tests/{package} tests/test_protocol_contract.py -k "{package} or {name}"
 hallubench freeze {name}             # when final: lock the bytes; a change then needs version 2
 ```
 """

@@ -43,6 +43,8 @@ The hooks a version or benchmark may provide, each with its default; nothing is 
 - `machine_dependent` (version, default none): top-level row keys that describe the machine a row ran
   on, not its score, left out when `rescore` compares rows; for frozen versions whose entry has no
   `comparable` (misled-tests v1 records its isolation layers, which the jail changes).
+- `data_help` (benchmark, default none): one sentence saying how a user provides the data its versions'
+  `prepare` loads (printed by `run` and `rescore` when it cannot be loaded).
 - `jail_inputs` (benchmark, default none): `"module:function"` of the tooling that returns, for a
   list of cases, the files (environment variable -> bytes) a frozen executor reads inside the jail;
   they are handed in as memory files, since nothing on the host is readable there.
@@ -139,6 +141,7 @@ class Benchmark:
     commands: str | None = None
     report: str | None = None
     jail_inputs: str | None = None
+    data_help: str | None = None  # how to provide the data `prepare` loads, said when it cannot be loaded
 
 
 class HookError(Exception):

@@ -12,14 +12,6 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "misled"
 
 
 @pytest.fixture(scope="session")
-def humanevalpack_path(repo_root: Path) -> Path:
-    path = repo_root.parent / "shared" / "data" / "humanevalpack" / "humanevalpack.jsonl"
-    if not path.is_file():
-        pytest.skip(f"HumanEvalPack copy not found at {path} (see PROVENANCE.md there)")
-    return path
-
-
-@pytest.fixture(scope="session")
 def problems(humanevalpack_path: Path) -> dict[str, Problem]:
     return load_problems(humanevalpack_path)
 

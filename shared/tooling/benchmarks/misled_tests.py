@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from ..specs import Benchmark, ProtocolSpec
 
+DATA_HELP = (
+    "HumanEvalPack is never committed here: set HALLUBENCH_HUMANEVALPACK=path/to/humanevalpack.jsonl, or let the "
+    "loader download it once from its pinned source (bigcode-project/octopack at commit 526627ac)"
+)
+
 BENCHMARKS = (
     Benchmark(
         name="misled-tests",
@@ -13,6 +18,7 @@ BENCHMARKS = (
         commands="hallubench.tooling.commands.misled",
         report="hallubench.tooling.misled.report:rescore_report",
         jail_inputs="hallubench.tooling.misled.jail_inputs:humanevalpack_rows",
+        data_help=DATA_HELP,
         protocols=(
             ProtocolSpec(
                 benchmark="misled-tests",
@@ -79,6 +85,7 @@ BENCHMARKS = (
         summary="misled-tests with thinking on: its commands are misled-tests'",
         report="hallubench.tooling.misled.report:rescore_report",
         jail_inputs="hallubench.tooling.misled.jail_inputs:humanevalpack_rows",
+        data_help=DATA_HELP,
         protocols=(
             ProtocolSpec(
                 benchmark="misled-tests-thinking",

@@ -35,8 +35,18 @@ def run(args: argparse.Namespace) -> int:
         return 2
     for path in write(scaffold, root):
         print(f"wrote {path}")
-    print(
-        f"\nnext: hallubench build {scaffold.name} && hallubench run {scaffold.name} --limit 2, then "
-        f"hallubench rescore <the folder it prints>; see shared/{scaffold.package}/README.md"
-    )
+    print(f"\nnext (also in shared/{scaffold.package}/README.md):")
+    for line in next_steps(scaffold.name, scaffold.package):
+        print(f"  {line}")
     return 0
+
+
+def next_steps(name: str, package: str) -> list[str]:
+    """The commands that take a new benchmark from its first build to its freeze (the pytest line selects its tests)."""
+    return [
+        f"hallubench build {name}",
+        f"hallubench run {name} --limit 2",
+        "hallubench rescore <the folder it prints>",
+        f'pytest tests/{package} tests/test_protocol_contract.py -k "{package} or {name}"',
+        f"hallubench freeze {name}",
+    ]

@@ -147,6 +147,9 @@ def handle(args: argparse.Namespace) -> int:
         jail = _jail_for(task_file, args.jail_without)
     except (RunnerError, OptionError, ValueError) as error:
         return _error(str(error))
+    missing_data = _data_problem(task_file)
+    if missing_data is not None:
+        return _error(missing_data)
     if not kaggle_benchmarks_installed():
         return _error(f"kaggle-benchmarks is not installed; install it with: {KAGGLE_INSTALL_HINT}")
 
@@ -238,6 +241,32 @@ def _jail_for(task_file: Path, without: list[str]) -> JailPolicy | None:
     if spec is None or not spec.executes_model_code:
         return None
     return JailPolicy(nested_namespaces=spec.executor_namespaces, accept_missing=parse_accepted(without))
+
+
+def _data_problem(task_file: Path) -> str | None:
+    """Why the task cannot start for want of the data its `prepare` loads (said before anything runs), or None."""
+    from ..contract_check import resolve_hooks
+    from ..specs import HookError, installed_registry
+    from ..taskfile.reader import FrozenProtocol, TaskFileError, read_task_file
+
+    try:
+        task = read_task_file(task_file)
+    except TaskFileError:
+        return None  # the run itself reports it
+    registry = installed_registry()
+    spec = registry.spec(task.protocol_id)
+    if spec is None or not spec.prepare:
+        return None
+    frozen = FrozenProtocol(task)
+    try:
+        resolve_hooks(frozen.entry, task.cases, spec)
+    except HookError as exc:
+        benchmark = registry.benchmark_of(task.protocol_id)
+        help_text = benchmark.data_help if benchmark is not None and benchmark.data_help else ""
+        return f"{task.protocol_id} cannot start: {exc}" + (f"\n{help_text}" if help_text else "")
+    finally:
+        frozen.close()
+    return None
 
 
 def _data_files() -> tuple[str, ...]:
