@@ -1,9 +1,11 @@
 """Tests for hallubench.tooling.kaggle_runs against real kaggle-benchmarks 0.6.2 run files.
 
-The reference files live outside the repository (`<repo>/../shared/reference/kbench-run-files`,
-see its README); the expected facts about each of them are in
-`tests/data/kaggle_runs/expected_runs.json`, written by reading the files, and the broken
-variants in `tests/data/kaggle_runs/malformed_cases.json` are built from them at test time.
+The reference files are committed in `tests/data/kaggle_runs/kbench/` (see its README): kaggle-benchmarks itself
+wrote them, running the demo tasks in `scripts/kbench_fixtures/` against a loopback stub model, and
+`scripts/make_kbench_fixtures.py` regenerates them (the slow test below checks that a regeneration has the same
+structure). The expected facts about each run file are in `tests/data/kaggle_runs/expected_runs.json`, written by
+that script (`--facts`) straight from the JSON, and the broken variants in
+`tests/data/kaggle_runs/malformed_cases.json` are built from the reference files at test time.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import copy
 import json
 import math
 import shutil
+import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -48,8 +52,11 @@ from hallubench.tooling.kaggle_runs import (
     unanswered,
 )
 
+REPO = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).parent / "data" / "kaggle_runs"
-REFERENCE = Path(__file__).parents[1].parent / "shared" / "reference" / "kbench-run-files"
+REFERENCE = DATA / "kbench"  # written by kaggle-benchmarks 0.6.2 via scripts/make_kbench_fixtures.py
+GENERATOR = REPO / "scripts" / "make_kbench_fixtures.py"
+DEMOS = REPO / "scripts" / "kbench_fixtures"
 EXPECTED: dict[str, Any] = {
     name: facts
     for name, facts in json.loads((DATA / "expected_runs.json").read_text(encoding="utf-8")).items()
@@ -60,8 +67,7 @@ MALFORMED: list[dict[str, Any]] = json.loads((DATA / "malformed_cases.json").rea
 
 @pytest.fixture(scope="module")
 def reference_dir() -> Path:
-    if not (REFERENCE / "README.md").is_file():
-        pytest.skip(f"kbench reference run files not found at {REFERENCE} (they live beside the repository)")
+    """The committed run files; a clone always has them, so there is nothing to skip."""
     return REFERENCE
 
 
@@ -189,6 +195,27 @@ def test_identical_copies_share_a_hash(loaded: dict[str, LoadedRun]) -> None:
     assert errored.sha256 == loaded["structured_and_reasoning-ERRORED-example.run.json"].sha256
 
 
+def test_the_readme_describes_every_reference_file(reference_dir: Path) -> None:
+    readme = (reference_dir / "README.md").read_text(encoding="utf-8")
+    described = {name for row in readme.splitlines() if row.startswith("| `") for name in _ticked(row.split("|")[1])}
+    assert described == {p.name for p in reference_dir.glob("*.json")}
+
+
+def _ticked(cell: str) -> list[str]:
+    return [part for index, part in enumerate(cell.split("`")) if index % 2 == 1]
+
+
+def test_tracebacks_name_no_machine_paths(reference_dir: Path) -> None:
+    """The generator replaces the paths of the machine that ran kbench with a neutral /home/user/demo/."""
+    for path in reference_dir.glob("*.json"):
+        assert str(REPO) not in path.read_text(encoding="utf-8"), path.name
+    error = load_run(reference_dir / "errored_run_example.run.json").run.error_message
+    assert error is not None
+    files = [line.split('"')[1] for line in error.splitlines() if line.startswith('  File "')]
+    assert files and all(file.startswith("/home/user/demo/") for file in files), files
+    assert "/home/user/demo/structured_and_reasoning.py" in files  # the demo task file that ran
+
+
 # --- specific facts --------------------------------------------------------------------------
 
 
@@ -294,7 +321,7 @@ def test_dataset_parent_rebuilds_each_rows_prompt_in_completion_order(loaded: di
         for row in parent.subruns
         for c in row.conversations
     ]
-    # Singapore finished first, so it comes first whatever the DataFrame order was.
+    # France is the DataFrame's first row, but the stub answered it late: Singapore finished first, so it comes first.
     assert prompts == [
         [(Role.USER, "What's the capital of Singapore")],
         [(Role.USER, "What's the capital of France")],
@@ -317,11 +344,19 @@ def test_cached_subruns_have_no_conversation_and_no_times(loaded: dict[str, Load
     assert all(row.conversations == [] and row.start_time is None and row.end_time is None for row in rows)
 
 
+def _line_of(source: Path, fragment: str) -> int:
+    (number,) = [n for n, line in enumerate(source.read_text(encoding="utf-8").splitlines(), 1) if fragment in line]
+    return number
+
+
 def test_assertions_point_at_requests(loaded: dict[str, LoadedRun]) -> None:
     run = loaded["riddle_check-minimal-example.run.json"].run
     passed, failed = run.assertions
     assert passed.passed and not failed.passed and failed.status is AssertionStatus.FAILED
-    assert failed.line_number == 18
+    # lineNumber is the line of the call in the task file that ran (scripts/kbench_fixtures/riddle_check.py)
+    assert failed.line_number == _line_of(DEMOS / "riddle_check.py", 'assert_in("xyz"')
+    assert passed.line_number == _line_of(DEMOS / "riddle_check.py", "assert_contains_regex(")
+    assert passed.definition == "kbench.assertions.assert_contains_regex("  # only the call's first line
     assert failed.expectation == "Deliberately failing check."
     (ref,) = passed.request_refs
     assert ref.conversation_id == run.conversations[0].id
@@ -333,6 +368,63 @@ def test_assertions_point_at_requests(loaded: dict[str, LoadedRun]) -> None:
 def test_iter_runs_walks_depth_first(loaded: dict[str, LoadedRun]) -> None:
     capital = loaded["capital_eval-CACHED-SUBRUNS-example.run.json"].run
     assert [r.task.name for r in iter_runs(capital)] == ["capital_eval", "capital_row", "capital_row"]
+
+
+# --- the reference files are reproducible ----------------------------------------------------
+
+# Values that differ from one generation to the next: times, random ids, run counters (the dataset rows run in two
+# threads), token counts and durations, and tracebacks (they quote the installed libraries' line numbers).
+VOLATILE_KEYS = frozenset(
+    {
+        *("startTime", "endTime", "timestamp", "end_time", "started_at", "finished_at"),
+        *("id", "conversationId", "requestId", "conversation_id", "request_id"),
+        *("pyRunId", "py_run_id", "kbench_py_run_id", "session_id", "trajectory_id", "trial_name"),
+        *("inputTokens", "outputTokens", "thinkingTokens", "prompt_tokens", "completion_tokens"),
+        *("total_prompt_tokens", "total_completion_tokens", "n_input_tokens", "n_output_tokens"),
+        *("durationMs", "totalBackendLatencyMs", "total_backend_latency_ms", "errorMessage"),
+    }
+)
+
+
+def _flatten(value: Any, path: str = "$", key: str = "") -> dict[str, tuple[str, Any]]:
+    """Every JSON key path (list items by index) -> (value type, value; None for containers and volatile keys)."""
+    if isinstance(value, dict):
+        flat: dict[str, tuple[str, Any]] = {path: ("object", None)}
+        for name, item in value.items():
+            flat.update(_flatten(item, f"{path}.{name}", name))
+        return flat
+    if isinstance(value, list):
+        flat = {path: ("array", None)}
+        for index, item in enumerate(value):
+            flat.update(_flatten(item, f"{path}[{index}]", key))
+        return flat
+    return {path: (type(value).__name__, None if key in VOLATILE_KEYS else value)}
+
+
+@pytest.mark.slow
+@pytest.mark.kbench
+def test_regenerated_reference_files_have_the_committed_structure(tmp_path: Path) -> None:
+    """Run the generator (the real kaggle-benchmarks, the loopback stub) and compare with the committed files: the
+    same files, the same key paths, the same value types, and the same values wherever they do not vary by run."""
+    pytest.importorskip("kaggle_benchmarks")
+    out = tmp_path / "kbench"
+    done = subprocess.run(
+        [sys.executable, str(GENERATOR), "--out", str(out)], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+
+    committed = sorted(p.name for p in REFERENCE.glob("*.json"))
+    assert sorted(p.name for p in out.glob("*.json")) == committed
+    differences = []
+    for name in committed:
+        want = _flatten(json.loads((REFERENCE / name).read_text(encoding="utf-8")))
+        got = _flatten(json.loads((out / name).read_text(encoding="utf-8")))
+        differences += [
+            f"{name} {path}: committed {want.get(path)!r}, regenerated {got.get(path)!r}"
+            for path in sorted(want.keys() | got.keys())
+            if want.get(path) != got.get(path)
+        ]
+    assert differences == [], "\n".join(differences[:30])
 
 
 # --- synthetic file: proto features the reference files do not use ---------------------------
