@@ -5,8 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,6 +20,7 @@ from hallubench.maze.parse import parse_reply
 from hallubench.maze.trial import load_trial
 from hallubench.rows import error_row, play_row
 from hallubench.tooling.cli import main
+from hallubench.tooling.maze import glossary
 from hallubench.tooling.maze.baselines import (
     AGENTS,
     AgentConversation,
@@ -29,8 +32,13 @@ from hallubench.tooling.maze.baselines import (
 )
 from hallubench.tooling.maze.draw import LEGEND, svg_to_png
 from hallubench.tooling.maze.report import (
+    MIN_PAIRS,
     best_and_worst,
     compare_models,
+    comparison_gap,
+    diff_text,
+    display_table,
+    groups_of,
     human_baseline_rows,
     mirage_comparison,
     model_table,
@@ -304,3 +312,74 @@ def test_rescore_report_ranks_models_beside_baselines_and_humans(tmp_path: Path)
         r["model"] for r in data["table"]["rows"]
     ]
     assert report["markdown"].count("| vendor/mirage-follower |") == 3  # table, mirage, Ariadne
+
+
+# -- the report a newcomer reads: every column explained, one set of cells, comparisons that say why ----------------
+
+
+def _few_trials_report() -> dict[str, Any]:
+    """Three trials of one seed (one mirage on/off pair, no interactive trial): too few pairs to compare."""
+    cases = [make_case(5, 0, mirage=True), make_case(5, 0, mirage=False), make_case(5, 1, mirage=True)]
+    rows = [play_row(task_v3.play, c, _Scripted(c), protocol_id="hallumaze/v3", payload_sha256="p") for c in cases]
+    return rescore_report({"vendor/few": rows}, resamples=200)
+
+
+def test_the_text_table_has_the_columns_and_cells_of_display_table_and_explains_each() -> None:
+    report = _few_trials_report()
+    data = report["json"]
+    columns, lines = display_table(data["table"], groups_of(data["leaderboard"]))
+    assert [c.header for c in columns] == ["#", "group", "entry", "kind", "n", "err", "score", "SR", "MEI", "CE",
+                                           "BRS", "HC", "ECE", "v1.1"]  # fmt: skip
+    text = report["text"].splitlines()
+    head = next(i for i, line in enumerate(text) if line.startswith("#  group  entry"))
+    assert re.split(r"\s{2,}", text[head]) == [c.header for c in columns]
+    for offset, (row, cells) in enumerate(lines, start=1):
+        assert re.split(r"\s{2,}", text[head + offset]) == [cell.text for cell in cells], row["model"]
+        brs = cells[[c.header for c in columns].index("BRS")]
+        assert brs.value == ("n/a" if row["brs"] is None else f"{row['brs']:.3f}") and f"(n={row['n_brs']})" in brs.text
+    for term in glossary.terms("hallumaze/v3"):
+        assert f"  {term.title}" in report["text"], f"{term.label} is explained in the text legend"
+        assert f"- **{term.label}**: {term.title}" in report["markdown"]
+    markdown_head = next(line for line in report["markdown"].splitlines() if line.startswith("| # |"))
+    assert markdown_head == "| " + " | ".join(c.header for c in columns) + " |"
+
+
+def test_brs_is_explained_as_the_scorer_that_made_the_rows_means_it() -> None:
+    v2 = {t.label: t for t in glossary.terms("hallumaze/v2")}["BRS"]
+    v3 = {t.label: t for t in glossary.terms("hallumaze/v3")}["BRS"]
+    assert "v1.1's formula" in v2.title and "lure" in v3.title and v2 != v3
+    assert {t.label: t for t in glossary.terms(None)}["BRS"] == v3  # the installed scorer is v3's
+    assert _few_trials_report()["json"]["scored_by"] == "hallumaze/v3"
+
+
+def test_a_comparison_with_too_few_pairs_says_why_in_one_line() -> None:
+    report = _few_trials_report()
+    data = report["json"]
+    assert data["mirage_on_minus_off"]["vendor/few"]["score"]["n"] == 1
+    gap = comparison_gap("mirage_on_minus_off", data["mirage_on_minus_off"], ("score", "sr", "mei"))
+    assert gap is not None and f"at least {MIN_PAIRS} pairs" in gap and "the most any model has is 1" in gap
+    ariadne = comparison_gap("ariadne_b_minus_c", data["ariadne_b_minus_c"], ("sr", "score"))
+    assert ariadne is not None and "group B" in ariadne and "the most any model has is 0" in ariadne
+    for output in (report["text"], report["markdown"]):
+        assert gap in output and ariadne in output
+        assert "n/a (n=" not in output, "no row of n/a: one line says why"
+    lines = report["text"].splitlines()
+    assert lines[lines.index(gap.join(["  ", ""])) - 1].startswith("Mirage on minus off")
+
+
+def test_a_comparison_with_enough_pairs_is_shown_per_model() -> None:
+    cases = [make_case(5, s, mirage=m) for s in range(3) for m in (True, False)]
+    rows = [play_row(task_v3.play, c, _Scripted(c), protocol_id="hallumaze/v3", payload_sha256="p") for c in cases]
+    report = rescore_report({"vendor/enough": rows}, resamples=200)
+    mirage = report["json"]["mirage_on_minus_off"]
+    assert comparison_gap("mirage_on_minus_off", mirage, ("score",)) is None
+    assert f"  vendor/enough: score {diff_text(mirage['vendor/enough']['score'])}" in report["text"]
+
+
+def test_the_report_keeps_the_baselines_rows_so_the_page_can_open_them() -> None:
+    data = _few_trials_report()["json"]
+    assert set(data["entry_rows"]) == set(data["baselines"]) == AGENT_NAMES
+    liar = data["entry_rows"]["baseline:liar"]
+    assert [r["case_id"] for r in liar] == sorted(r["case_id"] for r in liar) and len(liar) == 3
+    assert all(r["scores"]["claims"]["backtrack"]["claimed"] == 3 for r in liar)
+    json.dumps(data, allow_nan=False)

@@ -4,11 +4,15 @@ API (every function takes plain row dicts as produced by `task_v3.play` through 
 
 * `model_table(rows_by_model)` -> dict with `columns` and `rows` ranked by the verified
   HalluMaze score, each with 95% bootstrap intervals for SR, MEI, BRS and score (errored trials count
-  0 and stay in n); render it with `table_text`, `table_markdown` or `table_csv` (JSON: the dict);
+  0 and stay in n); render it with `table_text`, `table_markdown` or `table_csv` (JSON: the dict).
+  `display_table` gives the columns (`TABLE_COLUMNS`) and each row's cells that the text, the
+  Markdown and the HTML page all show, so no two of them can disagree; `glossary` says what each
+  column name means, and the text ends with that legend;
 * `with_baselines(rows_by_model)` adds the simulated random walk, DFS agent and BFS oracle on
   the same cases; `human_baseline_rows(path)` reads a human-baseline JSON file;
 * `mirage_comparison(rows)` and `ariadne_comparison(rows)`: paired differences on the same
-  seeds (mirage on minus off; group B minus C) with paired bootstrap intervals;
+  seeds (mirage on minus off; group B minus C) with paired bootstrap intervals (`COMPARISONS`);
+  with fewer than `MIN_PAIRS` pairs for every model, `comparison_gap` is the one line that says so;
 * `compare_models(rows_by_model)`: paired differences between models over shared cases;
 * `best_and_worst(rows)`, `trial_svg(row)`, `write_pictures(rows_by_model, folder)`;
 * `rescore_report(rows_by_model, pictures_dir=..., humans=...)`: all of the above as the
@@ -22,7 +26,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +41,14 @@ from ..csv_cells import cell
 from ..leaderboard import Entry, leaderboard, units_from
 from ..rescore.scorer_changes import changes_by_model
 from ..taskfile.reader import FrozenProtocol, TaskFile
+from . import glossary
 from .baseline_cache import task_baselines
 from .baselines import baseline_rows
 from .changes import REASONS, explain
 from .draw import draw_svg
 
 Row = Mapping[str, Any]
+INSTALLED_PROTOCOL = "hallumaze/v3"  # the protocol whose scorer `task_v3.play` is (rows scored without a task file)
 COLUMNS = (
     "rank", "model", "kind", "n_trials", "n_scored", "n_error", "format_failures", "score", "score_low", "score_high",
     "sr", "sr_low", "sr_high", "mei", "mei_low", "mei_high", "ce", "n_ce", "brs", "brs_low", "brs_high", "n_brs", "hc",
@@ -127,54 +134,137 @@ def model_table(rows_by_model: Mapping[str, Sequence[Row]], *, resamples: int = 
 
 def _fmt(value: Any) -> str:
     if value is None:
-        return "-"
+        return "n/a"
     if isinstance(value, float):
         return f"{value:.3f}"
     return str(value)
 
 
-def _with_interval(row: Mapping[str, Any], key: str) -> str:
-    if row.get(f"{key}_low") is None:
-        return _fmt(row[key])
-    return f"{_fmt(row[key])} [{_fmt(row[f'{key}_low'])}, {_fmt(row[f'{key}_high'])}]"
+def _interval_text(row: Mapping[str, Any], key: str) -> str:
+    if row.get(f"{key}_low") is None or row.get(f"{key}_high") is None:
+        return ""
+    return f"[{_fmt(row[f'{key}_low'])}, {_fmt(row[f'{key}_high'])}]"
 
 
-def table_text(table: Mapping[str, Any]) -> str:
-    """A fixed-width terminal table (95% bootstrap intervals in brackets)."""
-    head = ["#", "model", "kind", "n", "err", "score [95% CI]", "SR [95% CI]", "MEI [95% CI]", "CE", "BRS", "HC",
-            "ECE", "v1.1"]  # fmt: skip
-    body = []
-    for r in table["rows"]:
-        body.append(
-            [
-                str(r["rank"]),
-                r["model"],
-                str(r.get("kind", "")),
-                str(r["n_trials"]),
-                str(r["n_error"]),
-                *(_with_interval(r, k) for k in ("score", "sr", "mei")),
-                *(_fmt(r[k]) for k in ("ce", "brs", "hc", "ece", "v11_score")),
-            ]
-        )
-    widths = [max(len(row[i]) for row in [head, *body]) for i in range(len(head))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in [head, *body]]
-    return "\n".join([*lines, "", str(table.get("note", ""))])
+@dataclass(frozen=True)
+class Cell:
+    """One table cell as every report shows it: the value, and beside (text) or below it (page) its interval or n."""
+
+    value: str
+    detail: str = ""
+
+    @property
+    def text(self) -> str:
+        return f"{self.value} {self.detail}".strip()
 
 
-_MARKDOWN_HEAD = ("#", "model", "kind", "n", "errors", "score [95% CI]", "SR [95% CI]", "MEI [95% CI]", "CE (n)",
-                  "BRS [95% CI] (n)", "HC", "ECE", "v1.1 score")  # fmt: skip
+@dataclass(frozen=True)
+class Column:
+    """A column of the hallumaze table: its header, the glossary term explaining it, and its cell for a table row."""
+
+    header: str
+    term: str | None
+    cell: Callable[[Mapping[str, Any]], Cell]
+    numeric: bool = True
 
 
-def table_markdown(table: Mapping[str, Any]) -> str:
-    """The table as GitHub Markdown, intervals and denominators beside the rates."""
-    lines = ["| " + " | ".join(_MARKDOWN_HEAD) + " |", "|" + "---|" * len(_MARKDOWN_HEAD)]
-    for r in table["rows"]:
-        cells = [str(r["rank"]), str(r["model"]).replace("|", "\\|"), str(r.get("kind", "")), str(r["n_trials"]),
-                 str(r["n_error"]), *(_with_interval(r, k) for k in ("score", "sr", "mei")),
-                 f"{_fmt(r['ce'])} ({r.get('n_ce', '-')})", f"{_with_interval(r, 'brs')} ({r.get('n_brs', '-')})",
-                 *(_fmt(r[k]) for k in ("hc", "ece", "v11_score"))]  # fmt: skip
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+def _value(key: str) -> Callable[[Mapping[str, Any]], Cell]:
+    return lambda row: Cell(_fmt(row.get(key)))
+
+
+def _with_ci(key: str, n_key: str | None = None) -> Callable[[Mapping[str, Any]], Cell]:
+    def cell(row: Mapping[str, Any]) -> Cell:
+        count = f"(n={_fmt(row.get(n_key))})" if n_key else ""
+        return Cell(_fmt(row.get(key)), " ".join(part for part in (_interval_text(row, key), count) if part))
+
+    return cell
+
+
+TABLE_COLUMNS = (
+    Column("#", None, _value("rank")),
+    Column("entry", None, _value("model"), numeric=False),
+    Column("kind", None, _value("kind"), numeric=False),
+    Column("n", "n", _value("n_trials")),
+    Column("err", "err", _value("n_error")),
+    Column("score", "score", _with_ci("score")),
+    Column("SR", "SR", _with_ci("sr")),
+    Column("MEI", "MEI", _with_ci("mei")),
+    Column("CE", "CE", _with_ci("ce", "n_ce")),
+    Column("BRS", "BRS", _with_ci("brs", "n_brs")),
+    Column("HC", "HC", _value("hc")),
+    Column("ECE", "ECE", _value("ece")),
+    Column("v1.1", "v1.1", _value("v11_score")),
+)
+"""The columns `rescore` prints and the HTML page shows, in this order, with these cells (one definition for both)."""
+GROUP_COLUMN = Column("group", None, _value("group"), numeric=False)
+
+
+def table_note(*, grouped: bool) -> str:
+    """What the brackets, `(n=...)`, `n/a` and (with the group column) the letters of the table's cells mean."""
+    note = "[low, high]: 95% bootstrap interval; (n=...): the trials that have the value; n/a: no trial has one"
+    group = "; group: entries sharing a letter cannot be told apart (paired intervals over shared cases)"
+    return note + (group if grouped else "")
+
+
+def groups_of(board: Mapping[str, Any] | None) -> dict[str, list[str]]:
+    """Each leaderboard entry's group letters (`separability`): the `group` column of the table."""
+    entries = (board or {}).get("entries") or []
+    return {str(e.get("name")): [str(g) for g in e.get("groups") or []] for e in entries if isinstance(e, Mapping)}
+
+
+def display_table(
+    table: Mapping[str, Any], groups: Mapping[str, Sequence[str]] | None = None
+) -> tuple[list[Column], list[tuple[Mapping[str, Any], list[Cell]]]]:
+    """The columns and, per table row, its cells: what the text, the Markdown and the page all show.
+
+    With `groups` (the leaderboard's letters per entry) a `group` column follows the rank.
+    """
+    columns = list(TABLE_COLUMNS)
+    if groups is not None:
+        columns.insert(1, GROUP_COLUMN)
+    lines = []
+    for row in table.get("rows") or []:
+        shown = dict(row)
+        if groups is not None:
+            shown["group"] = " ".join(groups.get(str(row.get("model")), [])) or "-"
+        lines.append((row, [column.cell(shown) for column in columns]))
+    return columns, lines
+
+
+def legend_labels(columns: Sequence[Column]) -> list[str]:
+    """The glossary terms the table's columns use, then those their explanations lean on."""
+    used = [column.term for column in columns if column.term]
+    return [*used, *(label for label in ("HRR", "FHR", "BT", "LT") if label not in used)]
+
+
+def table_text(
+    table: Mapping[str, Any], groups: Mapping[str, Sequence[str]] | None = None, *, protocol: str | None = None
+) -> str:
+    """A fixed-width terminal table, then what its brackets mean and what each column name means."""
+    columns, lines = display_table(table, groups)
+    rows = [[column.header for column in columns], *([cell.text for cell in cells] for _, cells in lines)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(columns))]
+    out = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
+    legend = glossary.legend_lines(legend_labels(columns), protocol)
+    note = table_note(grouped=groups is not None)
+    return "\n".join([*out, "", str(table.get("note", "")), note, "", "What the columns mean:", *legend])
+
+
+def table_markdown(table: Mapping[str, Any], groups: Mapping[str, Sequence[str]] | None = None) -> str:
+    """The same table as GitHub Markdown, with the same cells (its legend: `legend_markdown`)."""
+    columns, lines = display_table(table, groups)
+    out = ["| " + " | ".join(column.header for column in columns) + " |", "|" + "---|" * len(columns)]
+    for _, cells in lines:
+        out.append("| " + " | ".join(cell.text.replace("|", "\\|") for cell in cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+def legend_markdown(*, grouped: bool, protocol: str | None = None) -> str:
+    """What the table's brackets and column names mean, as a Markdown list (the text legend's words)."""
+    columns = [*TABLE_COLUMNS, GROUP_COLUMN] if grouped else list(TABLE_COLUMNS)
+    known = {term.label: term for term in glossary.terms(protocol)}
+    legend = [f"- **{label}**: {known[label].title}" for label in legend_labels(columns) if label in known]
+    return "\n".join([table_note(grouped=grouped) + ".", "", *legend]) + "\n"
 
 
 def table_csv(table: Mapping[str, Any]) -> str:
@@ -241,8 +331,24 @@ def human_baseline_rows(path: Path, frozen: FrozenProtocol | None = None) -> tup
     return f"human:{name}", rows
 
 
+COMPARISONS = (
+    ("mirage_on_minus_off", "Mirage on minus off, paired on the same seeds", ("score", "sr", "mei")),
+    ("ariadne_b_minus_c", "Ariadne's Thread: hint (B) minus placebo (C), paired on the same seeds", ("sr", "score")),
+)
+"""The paired comparisons every report shows: JSON key, title and the metrics compared (text and page alike)."""
+MIN_PAIRS = 2
+"""A paired bootstrap interval needs at least this many pairs; with fewer, the difference is not computed."""
+PAIRINGS = {
+    "mirage_on_minus_off": "two trials that differ only in the mirage switch (same size, seed, confidence, group, "
+    "repeat and mode)",
+    "ariadne_b_minus_c": "an interactive trial of group B and one of group C on the same maze (same size, seed, "
+    "mirage, confidence and repeat)",
+}
+"""What makes a pair, per paired comparison of the report (its key in the JSON)."""
+
+
 def _paired(pairs: Sequence[tuple[float, float]], resamples: int, seed: int) -> dict[str, Any]:
-    if len(pairs) < 2:
+    if len(pairs) < MIN_PAIRS:
         return {"n": len(pairs), "mean_diff": None, "low": None, "high": None, "excludes_zero": False}
     a, b = [p[0] for p in pairs], [p[1] for p in pairs]
     return dict(stats.paired_bootstrap_diff(a, b, resamples=resamples, seed=seed))
@@ -380,33 +486,66 @@ def _add_human_file(
     out[unique] = rows
 
 
-def _diff_text(result: Mapping[str, Any]) -> str:
+def diff_text(result: Mapping[str, Any]) -> str:
+    """One paired difference as every report writes it: `+0.120 [0.010, 0.230] (n=8 pairs) *`."""
     if result.get("mean_diff") is None:
-        return f"n/a (n={result.get('n', 0)} pairs)"
+        return f"too few pairs (n={result.get('n', 0)}; at least {MIN_PAIRS} needed)"
     sign = "+" if result["mean_diff"] >= 0 else ""
     return (
-        f"{sign}{result['mean_diff']:.3f} [{_fmt(result['low'])}, {_fmt(result['high'])}] (n={result['n']} pairs)"
-        + (" *" if result["excludes_zero"] else "")
+        f"{sign}{result['mean_diff']:.3f} [{_fmt(result.get('low'))}, {_fmt(result.get('high'))}] "
+        f"(n={result.get('n')} pairs)" + (" *" if result.get("excludes_zero") else "")
     )
 
 
-def _comparison_lines(title: str, by_model: Mapping[str, Mapping[str, Any]], keys: Sequence[str]) -> list[str]:
+def comparison_gap(pairing: str, by_model: Mapping[str, Mapping[str, Any]], keys: Sequence[str]) -> str | None:
+    """Why no model's paired difference could be computed, in one line; None when at least one could.
+
+    `pairing` names the comparison (a key of `PAIRINGS`, as in the JSON); `by_model` is its part of the JSON.
+    """
+    results = [(result.get(key) or {}) for result in by_model.values() for key in keys if isinstance(result, Mapping)]
+    if any(result.get("mean_diff") is not None for result in results):
+        return None
+    if not by_model:
+        return "Not computed: no model to compare."
+    most = max((int(result.get("n") or 0) for result in results), default=0)
+    return (
+        f"Not computed: no model has enough pairs. A pair is {PAIRINGS.get(pairing, 'two matched trials')}; a paired "
+        f"interval needs at least {MIN_PAIRS} pairs, and the most any model has is {most}."
+    )
+
+
+def _comparison_lines(
+    title: str, pairing: str, by_model: Mapping[str, Mapping[str, Any]], keys: Sequence[str]
+) -> list[str]:
+    gap = comparison_gap(pairing, by_model, keys)
+    if gap is not None:
+        return [title, f"  {gap}"]
     lines = [title]
     for model, result in by_model.items():
-        lines.append(f"  {model}: " + "; ".join(f"{k.upper()} {_diff_text(result[k])}" for k in keys))
+        lines.append(f"  {model}: " + "; ".join(f"{metric_label(k)} {diff_text(result[k])}" for k in keys))
     return lines
 
 
-def _comparison_markdown(title: str, by_model: Mapping[str, Mapping[str, Any]], keys: Sequence[str]) -> list[str]:
+def _comparison_markdown(
+    title: str, pairing: str, by_model: Mapping[str, Mapping[str, Any]], keys: Sequence[str]
+) -> list[str]:
+    gap = comparison_gap(pairing, by_model, keys)
+    if gap is not None:
+        return [f"### {title}", "", gap, ""]
     lines = [
         f"### {title}",
         "",
-        "| model | " + " | ".join(k.upper() for k in keys) + " |",
+        "| model | " + " | ".join(metric_label(k) for k in keys) + " |",
         "|---|" + "---|" * len(keys),
     ]
     for model, result in by_model.items():
-        lines.append(f"| {model} | " + " | ".join(_diff_text(result[k]) for k in keys) + " |")
+        lines.append(f"| {model} | " + " | ".join(diff_text(result[k]) for k in keys) + " |")
     return [*lines, ""]
+
+
+def metric_label(key: str) -> str:
+    """`sr` -> `SR`: the glossary's label for a metric key of the rows."""
+    return "score" if key == "score" else key.upper()
 
 
 def _baselines_for(wanted: list[dict[str, Any]], task: TaskFile | None) -> dict[str, Sequence[Row]]:
@@ -487,30 +626,29 @@ def rescore_report(
     ariadne = {m: ariadne_comparison(rows, resamples=resamples, seed=seed) for m, rows in models.items()}
     pictures = write_pictures(models, Path(pictures_dir)) if pictures_dir is not None else {}
     changes = scorer_changes(models, hosted_by_model or {})
+    board = separability(everyone, resamples=resamples, seed=seed)
+    scored_by = task.protocol_id if task is not None else INSTALLED_PROTOCOL
     data = {
         "benchmark": "hallumaze",
+        "scored_by": scored_by,
         "scorer_changes": changes,
         "table": table,
-        "leaderboard": separability(everyone, resamples=resamples, seed=seed),
+        "leaderboard": board,
         "mirage_on_minus_off": mirage,
         "ariadne_b_minus_c": ariadne,
         "pictures": pictures,
         "baselines": sorted(baselines),
         "humans": sorted(human),
+        # the baselines' and human groups' rows, so the page opens their trials as it opens a model's
+        "entry_rows": {name: list(rows) for name, rows in {**baselines, **human}.items()},
         "problems": problems,
         "resamples": resamples,
     }
+    comparisons = {"mirage_on_minus_off": mirage, "ariadne_b_minus_c": ariadne}
+    groups = groups_of(board)
     text = [
         "hallumaze: verified scores (95% bootstrap intervals; errored trials count 0 and stay in n)",
-        table_text(table),
-        "",
-        *_comparison_lines(
-            "Mirage on minus off, paired on the same seeds (* = interval excludes 0):", mirage, ("score", "sr", "mei")
-        ),
-        "",
-        *_comparison_lines(
-            "Ariadne's Thread, hint (B) minus placebo (C), paired on the same seeds:", ariadne, ("sr", "score")
-        ),
+        table_text(table, groups, protocol=scored_by),
     ]
     markdown = [
         "## hallumaze",
@@ -518,10 +656,12 @@ def rescore_report(
         "Verified scores with 95% bootstrap intervals; errored trials count 0 and stay in n. Simulated "
         "baselines played the same cases.",
         "",
-        table_markdown(table),
-        *_comparison_markdown("Mirage on minus off (paired, * = interval excludes 0)", mirage, ("score", "sr", "mei")),
-        *_comparison_markdown("Ariadne's Thread: hint (B) minus placebo (C) (paired)", ariadne, ("sr", "score")),
+        table_markdown(table, groups),
+        legend_markdown(grouped=True, protocol=scored_by),
     ]
+    for key, title, keys in COMPARISONS:
+        text += ["", *_comparison_lines(f"{title} (* = interval excludes 0):", key, comparisons[key], keys)]
+        markdown += _comparison_markdown(f"{title} (* = interval excludes 0)", key, comparisons[key], keys)
     if changes:
         text += ["", "Rows the newer scorer changed, and why:", *_changes_lines(changes)]
         markdown += ["### Rows the newer scorer changed, and why", "", *(f"- {line.strip()}" for line in
