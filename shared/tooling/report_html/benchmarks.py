@@ -1,17 +1,20 @@
 """The per-benchmark section: the leaderboard plus what each benchmark reports besides it.
 
-hallumaze adds SR, MEI, CE, HC and the v1.1 score to the leaderboard and shows the mirage and
-Ariadne paired comparisons; hallucinated-packages adds the other rates with their denominators and
-lists registry changes since the hosted run; misled-tests shows each model's condition table.
+hallumaze shows the table `rescore` prints (`maze_board`: the same columns and values, each metric
+name explained) with the mirage and Ariadne paired comparisons; hallucinated-packages adds the
+other rates with their denominators and lists registry changes since the hosted run; misled-tests
+shows each model's condition table.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from .board import leaderboard_html
 from .markup import esc, interval, number, table
+from .maze_board import glossary_protocol, maze_board
 
 
 def _rate(rate: Any) -> str:
@@ -19,43 +22,10 @@ def _rate(rate: Any) -> str:
         return ""
     ci = rate.get("ci95") or [None, None]
     return (
-        f"{number(rate.get('rate'))} <small>({esc(rate.get('numerator'))}/{esc(rate.get('denominator'))}"
+        f'{number(rate.get("rate"))} <small class="d">({esc(rate.get("numerator"))}/{esc(rate.get("denominator"))}'
         f"{', unverified ' + esc(rate.get('unverified')) if rate.get('unverified') else ''}) "
         f"{esc(interval(ci[0], ci[1]))}</small>"
     )
-
-
-def _maze(benchmark: Mapping[str, Any]) -> tuple[dict[str, dict[str, str]], str]:
-    lines = {str(r.get("model")): r for r in (benchmark.get("table") or {}).get("rows") or []}
-    columns: dict[str, dict[str, str]] = {
-        "SR": {m: f"{number(r.get('sr'))} <small>{esc(interval(r.get('sr_low'), r.get('sr_high')))}</small>"
-               for m, r in lines.items()},
-        "MEI": {m: number(r.get("mei")) for m, r in lines.items()},
-        "CE": {m: number(r.get("ce")) for m, r in lines.items()},
-        "HC": {m: number(r.get("hc"), 2) for m, r in lines.items()},
-        "BT claims exact": {m: number(r.get("bt_claim_exact"), 2) for m, r in lines.items()},
-        "v1.1 score": {m: number(r.get("v11_score")) for m, r in lines.items()},
-    }  # fmt: skip
-    html = ['<p class="note">HC: moves through a wall per trial. v1.1 score: HalluMaze v1.1 scoring as coded, '
-            "which believed the model's claimed counts; for comparison only (see the liar baseline).</p>"]  # fmt: skip
-    for title, key, metrics in (
-        ("Mirage on minus off (paired on the same seeds)", "mirage_on_minus_off", ("score", "sr", "mei")),
-        ("Ariadne's Thread: hint (B) minus placebo (C)", "ariadne_b_minus_c", ("sr", "score")),
-    ):
-        by_model = benchmark.get(key) or {}
-        if not by_model:
-            continue
-        rows = []
-        for model, result in sorted(by_model.items()):
-            cells = [esc(model)]
-            for metric in metrics:
-                d = result.get(metric) or {}
-                diff = d.get("mean_diff")
-                star = " *" if d.get("excludes_zero") else ""
-                cells.append(f"{number(diff)} {esc(interval(d.get('low'), d.get('high')))} n={esc(d.get('n'))}{star}")
-            rows.append(cells)
-        html.append(f"<h4>{esc(title)}</h4>" + table(["model", *(m.upper() for m in metrics)], rows))
-    return columns, "\n".join(html)
 
 
 def _packages(benchmark: Mapping[str, Any]) -> tuple[dict[str, dict[str, str]], str]:
@@ -120,13 +90,22 @@ def _misled(benchmark: Mapping[str, Any]) -> tuple[dict[str, dict[str, str]], st
     return {}, "\n".join(html)
 
 
-_EXTRAS = {"hallumaze": _maze, "hallucinated-packages": _packages, "misled-tests": _misled}
+_EXTRAS = {"hallucinated-packages": _packages, "misled-tests": _misled}
 
 
 def benchmark_name(protocol: str) -> str:
     """`misled-tests-thinking/v1` -> `misled-tests`: the benchmark whose views apply."""
     name = protocol.split("/")[0]
     return "misled-tests" if name.startswith("misled-tests") else name
+
+
+def page_glossary(benchmark: str, data: Mapping[str, Any]) -> tuple[dict[str, str], re.Pattern[str] | None]:
+    """The benchmark's metric names with their explanations, and the pattern that finds them in a text."""
+    if benchmark != "hallumaze":
+        return {}, None
+    from ..maze import glossary
+
+    return glossary.titles(glossary_protocol(data)), glossary.WORD
 
 
 def benchmark_section(data: Mapping[str, Any]) -> str:
@@ -139,6 +118,10 @@ def benchmark_section(data: Mapping[str, Any]) -> str:
         )
         why = "this protocol has no report of its own" if verified else "no row verified, so nothing was scored"
         out.append(f'<p class="note">No leaderboard: {why}.</p></section>')
+        return "\n".join(out)
+    maze = maze_board(benchmark, glossary_protocol(data)) if benchmark_name(protocol) == "hallumaze" else None
+    if maze is not None:
+        out += [maze, "</section>"]
         return "\n".join(out)
     columns, extra = _EXTRAS.get(benchmark_name(protocol), lambda b: ({}, ""))(benchmark)
     board = benchmark.get("leaderboard")

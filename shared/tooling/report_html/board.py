@@ -13,11 +13,13 @@ from typing import Any
 
 from .markup import esc, interval, number
 
-BAR_WIDTH = 240
+BAR_WIDTH = 160
+MIN_SHARED = 2  # shared units a paired interval needs (`hallubench.tooling.leaderboard`)
 BAR_HEIGHT = 16
 
 
-def _axis(entries: Sequence[Mapping[str, Any]]) -> tuple[float, float]:
+def axis_of(entries: Sequence[Mapping[str, Any]]) -> tuple[float, float]:
+    """The bars' shared axis: 0 to 1 for rates, else from 0 (or the lowest value) to the highest."""
     values = [float(v) for e in entries for v in (e.get("value"), e.get("low"), e.get("high")) if v is not None]
     if not values or (min(values) >= 0.0 and max(values) <= 1.0):
         return 0.0, 1.0
@@ -47,11 +49,6 @@ def interval_bar(entry: Mapping[str, Any], axis: tuple[float, float]) -> str:
     return "".join(parts)
 
 
-def _denominators(entry: Mapping[str, Any]) -> str:
-    counts = entry.get("denominators") or {}
-    return ", ".join(f"{esc(k)} {esc(v)}" for k, v in counts.items())
-
-
 def _pair_text(pair: Mapping[str, Any], unit: str) -> str:
     why = pair.get("why")
     diff = pair.get("diff")
@@ -64,29 +61,29 @@ def _pair_text(pair: Mapping[str, Any], unit: str) -> str:
 
 
 def leaderboard_html(board: Mapping[str, Any], extra_columns: Mapping[str, Mapping[str, str]] | None = None) -> str:
-    """The table, the groups and the pairs; `extra_columns` maps a column name to each entry's cell (HTML)."""
+    """The table, the groups and the pairs; `extra_columns` maps a column name to each entry's cell (HTML).
+
+    The value's interval and bar sit under it, the counts one per line, so the table fits the page's width.
+    """
     entries = list(board.get("entries") or [])
-    unit = str(board.get("unit") or "case")
-    axis = _axis(entries)
+    axis = axis_of(entries)
     direction = "higher is better" if board.get("higher_is_better") else "lower is better"
     extras = dict(extra_columns or {})
     confidence = float(board.get("confidence") or 0.95)
-    head = ["#", "group", "entry", "kind", str(board.get("metric")), f"{100 * confidence:g}% interval", "", "n"]
-    head += ["counts", *extras]
+    head = ["#", "group", "entry", "kind", f"{board.get('metric')} ({100 * confidence:g}% interval)", "n", "counts"]
+    head += list(extras)
     rows = []
     for rank, entry in enumerate(entries, start=1):
         name = str(entry.get("name"))
-        letters = " ".join(f'<span class="group g-{esc(g)}">{esc(g)}</span>' for g in entry.get("groups") or [])
         cells = [
             str(rank) if entry.get("value") is not None else "–",
-            letters,
+            group_letters(entry.get("groups") or []),
             f"<b>{esc(name)}</b>",
             esc(entry.get("kind")),
-            number(entry.get("value")),
-            interval_bar(entry, axis),
-            esc(interval(entry.get("low"), entry.get("high"))),
+            f'<span class="v">{number(entry.get("value"))}</span> '
+            f'<small class="d">{esc(interval(entry.get("low"), entry.get("high")))}</small>{interval_bar(entry, axis)}',
             esc(entry.get("units")),
-            _denominators(entry),
+            "<br>".join(f"{esc(k)} {esc(v)}" for k, v in (entry.get("denominators") or {}).items()),
             *(column.get(name, "") for column in extras.values()),
         ]
         body = "".join(f"<td>{cell}</td>" for cell in cells)
@@ -97,13 +94,29 @@ def leaderboard_html(board: Mapping[str, Any], extra_columns: Mapping[str, Mappi
         f"({number(axis[0], 2)} to {number(axis[1], 2)}): the dot is the value, the band its interval.</p>",
         f'<div class="wide"><table class="leaderboard"><thead><tr>{header}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table></div>",
+        separability_html(board),
     ]
+    return "\n".join(out)
+
+
+def group_letters(groups: Sequence[Any]) -> str:
+    """The group letters of one entry, each in its badge; `-` for none."""
+    return " ".join(f'<span class="group g-{esc(g)}">{esc(g)}</span>' for g in groups) or "-"
+
+
+def separability_html(board: Mapping[str, Any]) -> str:
+    """The groups no paired interval can split, then the pairs: those that cannot be told apart, then the rest.
+
+    When no pair shares enough units for an interval, one line says so instead of a list of `n/a`.
+    """
+    entries = list(board.get("entries") or [])
+    unit = str(board.get("unit") or "case")
     groups: list[Mapping[str, Any]] = list(board.get("groups") or [])
     pairs: list[Mapping[str, Any]] = list(board.get("pairs") or [])
     together = [p for p in pairs if not p.get("separable")]
     apart = [p for p in pairs if p.get("separable")]
     method = str(board.get("method") or "")
-    out.append('<h4>Separable groups</h4><ul class="groups">')
+    out = ['<h4>Separable groups</h4><ul class="groups">']
     for group in groups:
         members = ", ".join(esc(m) for m in group.get("members") or [])
         out.append(f'<li data-group="{esc(group.get("label"))}"><span class="group">{esc(group.get("label"))}</span> '
@@ -113,12 +126,18 @@ def leaderboard_html(board: Mapping[str, Any], extra_columns: Mapping[str, Mappi
         f'<p class="note">Entries sharing a letter cannot be told apart; entries with no letter in common can. '
         f"{esc(method[:1].upper() + method[1:])}.</p>"
     )
-    if together:
+    if len(entries) < 2:
+        out.append('<p class="note">One entry only: nothing to compare it with.</p>')
+    elif pairs and all(p.get("low") is None or p.get("high") is None for p in pairs):
+        most = max(int(p.get("n") or 0) for p in pairs)
+        out.append(
+            f'<p class="note gap">No pair of entries shares enough {esc(unit)}s for a paired interval: at least '
+            f"{MIN_SHARED} needed, and the most any pair shares is {most}. Nothing can be told apart yet.</p>"
+        )
+    elif together:
         out.append(f'<h4>Pairs that cannot be told apart ({len(together)})</h4><ul class="pairs together">')
         out.extend(_pair_text(p, unit) for p in together)
         out.append("</ul>")
-    elif len(entries) < 2:
-        out.append('<p class="note">One entry only: nothing to compare it with.</p>')
     else:
         out.append("<p>Every pair of entries is separable.</p>")
     if apart:

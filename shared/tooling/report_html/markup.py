@@ -1,9 +1,11 @@
-"""The few helpers every section uses to write HTML text: escaping, numbers, attributes."""
+"""The few helpers every section uses to write HTML text: escaping, numbers, tables, abbreviations."""
 
 from __future__ import annotations
 
 import html
 import math
+import re
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -37,7 +39,25 @@ def table(headers: list[str], rows: list[list[str]], *, css: str = "", numeric: 
         "<tr>" + "".join(f"<td{_num(i, numeric)}>{c}</td>" for i, c in enumerate(row)) + "</tr>" for row in rows
     )
     klass = f' class="{esc(css)}"' if css else ""
-    return f"<table{klass}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f'<div class="wide"><table{klass}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+
+
+def abbr(label: str, titles: Mapping[str, str]) -> str:
+    """`label` as HTML, inside `<abbr title="...">` when the glossary explains it."""
+    title = titles.get(label)
+    return f'<abbr title="{esc(title)}">{esc(label)}</abbr>' if title else esc(label)
+
+
+def abbreviate(text: str, titles: Mapping[str, str], words: re.Pattern[str] | None) -> str:
+    """`text` as HTML with every glossary abbreviation that stands as a word (`words`) inside `<abbr>`."""
+    if words is None or not titles:
+        return esc(text)
+    out, last = [], 0
+    for match in words.finditer(text):
+        if match.group(0) in titles:
+            out += [esc(text[last : match.start()]), abbr(match.group(0), titles)]
+            last = match.end()
+    return "".join([*out, esc(text[last:])])
 
 
 def _num(index: int, numeric: frozenset[int]) -> str:

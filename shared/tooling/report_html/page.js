@@ -26,14 +26,50 @@
     return String(value);
   }
 
+  // -- metric names: each one the glossary explains goes into <abbr title>, as in the tables --------
+  function glossary() { return getData().glossary || {}; }
+  function abbr(label) {
+    var title = glossary()[label];
+    if (!title) return document.createTextNode(label);
+    var node = el("abbr", null, label);
+    node.title = title;
+    return node;
+  }
+  function withAbbr(text) {
+    // The text stays text: it is split around the glossary's labels that stand as words.
+    var fragment = document.createDocumentFragment();
+    var labels = Object.keys(glossary()).filter(function (label) { return /^[A-Z]{2,3}$/.test(label); });
+    if (!labels.length) { fragment.appendChild(document.createTextNode(text)); return fragment; }
+    var words = new RegExp("(^|[^\\w.])(" + labels.join("|") + ")(?!\\w)", "g");
+    var last = 0, match;
+    while ((match = words.exec(text)) !== null) {
+      var start = match.index + match[1].length;
+      fragment.appendChild(document.createTextNode(text.slice(last, start)));
+      fragment.appendChild(abbr(match[2]));
+      last = start + match[2].length;
+    }
+    fragment.appendChild(document.createTextNode(text.slice(last)));
+    return fragment;
+  }
+
   function facts(pairs) {
     var box = el("div", "facts");
     pairs.forEach(function (pair) {
       var line = el("div");
-      line.appendChild(el("b", null, pair[0] + ": "));
+      var label = el("b");
+      label.appendChild(glossary()[pair[0]] ? abbr(pair[0]) : withAbbr(pair[0]));
+      label.appendChild(document.createTextNode(": "));
+      line.appendChild(label);
       line.appendChild(document.createTextNode(fmt(pair[1])));
       box.appendChild(line);
     });
+    return box;
+  }
+
+  function wide(node) {
+    // A table in its own horizontal scroll box: a long URL or name never widens the page.
+    var box = el("div", "wide");
+    box.appendChild(node);
     return box;
   }
 
@@ -49,7 +85,7 @@
         if (cell instanceof Node) td.appendChild(cell); else td.textContent = cell === null || cell === undefined ? "" : String(cell);
       });
     });
-    return t;
+    return wide(t);
   }
 
   // -- mismatch: both texts around the first difference, the character marked -----------------------
@@ -161,7 +197,8 @@
     var row = entry.row || {}, scores = row.scores;
     var box = el("div");
     if (!scores || typeof scores !== "object") { box.appendChild(el("p", "note", "No scores: " + (row.detail || row.verdict))); return box; }
-    var title = el("h4", "maze-title", "trial " + entry.case_id + " — score " + fmt(scores.score) + ", SR " + fmt(scores.sr, 0) + ", " + fmt(scores.hc) + " move(s) through walls");
+    var title = el("h4", "maze-title");
+    title.appendChild(withAbbr("trial " + entry.case_id + " — score " + fmt(scores.score) + ", SR " + fmt(scores.sr, 0) + ", " + fmt(scores.hc) + " move(s) through walls"));
     box.appendChild(title);
     var view = el("div", "maze-view");
     var layer = (getData().mazes || {})[entry.maze];
@@ -176,10 +213,10 @@
     function claim(name) { var c = claims[name] || {}; return "claimed " + fmt(c.claimed) + ", verified " + fmt(c.verified); }
     var lures = scores.lures || {};
     side.appendChild(facts([
-      ["backtracks", claim("backtrack")], ["hallucinations", claim("hallucination")], ["loops", claim("loop")],
-      ["moves", scores.moves], ["teleports", scores.teleports], ["first wall crossing (move)", scores.fhr],
+      ["BT (backtracks)", claim("backtrack")], ["HC (wall crossings)", claim("hallucination")], ["LT (loops)", claim("loop")],
+      ["moves", scores.moves], ["teleports", scores.teleports], ["FHR (first wall crossing, move)", scores.fhr],
       ["lures", "exposures " + fmt(lures.exposures) + ", followed " + fmt(lures.follows) + ", resisted " + fmt(lures.resists)],
-      ["MEI", scores.mei], ["BRS", scores.brs], ["CE", scores.ce], ["v1.1 score", (scores.v11 || {}).score]
+      ["MEI", scores.mei], ["BRS", scores.brs], ["CE", scores.ce], ["v1.1", (scores.v11 || {}).score]
     ]));
     view.appendChild(side);
     box.appendChild(view);
@@ -230,7 +267,12 @@
       box.appendChild(el("div", "message-role", (index + 1) + ". " + message[0]));
       box.appendChild(el("pre", "text message", texts[message[1]]));
     });
-    if (!entry.messages) box.appendChild(el("p", "note", "The result holds no conversation for this row."));
+    if (!entry.messages) {
+      box.appendChild(el("p", "note", entry.kind === "baseline"
+        ? "A simulated baseline: its replies were written by the agent's code from its walk and scored by the same scorer; no conversation is logged."
+        : entry.kind === "human" ? "A human baseline: its reply is in the human baseline file, scored by the same scorer."
+        : "The result holds no conversation for this row."));
+    }
     return box;
   }
 
@@ -239,9 +281,13 @@
     var entry = d.rows[index];
     var box = el("div", "drilldown");
     var row = entry.row || {};
+    var checked = entry.kind === "model" || !entry.kind;
     box.appendChild(facts([["model", entry.model], ["case", entry.case_id], ["verdict", row.verdict], ["state", entry.state],
-      ["prompt verified", entry.prompt_verified], ["score agrees", entry.score_agrees]]));
-    box.appendChild(el("p", "detail", row.detail || ""));
+      ["prompt verified", checked ? entry.prompt_verified : "– (" + entry.kind + ")"],
+      ["score agrees", checked ? entry.score_agrees : "– (" + entry.kind + ")"]]));
+    var detailLine = el("p", "detail");
+    detailLine.appendChild(withAbbr(row.detail || ""));
+    box.appendChild(detailLine);
     box.appendChild(el("p", "source", entry.source));
     if (entry.problem) box.appendChild(el("p", "problem bad", entry.problem));
     if (entry.mismatch && entry.mismatch.logged_role !== null) box.appendChild(mismatchView(entry.mismatch));

@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from ... import __version__
-from .benchmarks import benchmark_name, benchmark_section
+from .benchmarks import benchmark_name, benchmark_section, page_glossary
 from .markup import esc
 from .mazes import legend, maze_layers
 from .rows import drilldown_payload, filters, json_for_script, rows_table, strict
-from .rowset import page_rows
+from .rowset import entry_rows, page_rows
 from .verification import verification_section
 
 
@@ -41,13 +41,22 @@ def render_page(result: Mapping[str, Any]) -> str:
     data = strict(dict(result))
     task = data.get("task") or {}
     protocol = str(task.get("protocol") or "?")
-    rows = page_rows(data)
+    rows = page_rows(data)  # the models' rows: what the verification section counts
+    every = rows + entry_rows(data, len(rows))  # and the baselines' and human groups', opened the same way
     benchmark = benchmark_name(protocol)
-    mazes, maze_keys = maze_layers(rows) if benchmark == "hallumaze" else ({}, {})
+    titles, words = page_glossary(benchmark, data)
+    mazes, maze_keys = maze_layers(every) if benchmark == "hallumaze" else ({}, {})
     payload = drilldown_payload(
-        rows, benchmark, mazes=mazes, maze_keys=maze_keys, legend=legend() if benchmark == "hallumaze" else []
+        every,
+        benchmark,
+        mazes=mazes,
+        maze_keys=maze_keys,
+        legend=legend() if benchmark == "hallumaze" else [],
+        titles=titles,
     )
     with_messages = any("messages" in row.data for row in rows)
+    others = len(every) - len(rows)
+    heading = f"Rows ({len(rows)}" + (f", and {others} of the baselines, not verified)" if others else ")")
     return "\n".join(
         [
             "<!doctype html>",
@@ -65,15 +74,15 @@ def render_page(result: Mapping[str, Any]) -> str:
             '<a href="#rows">Rows</a></nav></header><main>',
             verification_section(data, rows),
             benchmark_section(data),
-            f'<section id="rows"><h2>Rows ({len(rows)})</h2>',
+            f'<section id="rows"><h2>{esc(heading)}</h2>',
             '<noscript><p class="note">Opening a row (its prompt, reply and evidence) needs JavaScript; the '
             "same data is in this file as JSON (the script element <code>hb-data</code>).</p></noscript>",
             ""
             if with_messages
             else '<p class="note">This result holds no conversations (written without them), so the '
             "drill-down shows the re-scored rows only.</p>",
-            filters(rows),
-            rows_table(rows),
+            filters(every),
+            rows_table(every, titles, words),
             "</section></main>",
             f'<script type="application/json" id="hb-data">{json_for_script(payload)}</script>',
             f"<script>{_asset('page.js')}</script>",

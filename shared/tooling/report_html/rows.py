@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .markup import esc
+from .markup import abbreviate, esc
 from .rowset import PageRow
 
 DETAIL_CHARS = 160
@@ -24,35 +25,48 @@ def _mark(value: Any) -> str:
     return {True: '<span class="ok">yes</span>', False: '<span class="bad">no</span>'}.get(value, "–")
 
 
-def rows_table(rows: Sequence[PageRow]) -> str:
+_SIMULATED = '<span class="na" title="not a hosted run: nothing to verify">–</span>'
+_COLUMNS = (("#", "3.5em"), ("model", "15%"), ("case", "17%"), ("verdict", "6em"), ("prompt verified", "6.5em"),
+            ("score agrees", "6em"), ("detail", "auto"))  # fmt: skip
+
+
+def rows_table(
+    rows: Sequence[PageRow], titles: Mapping[str, str] | None = None, words: re.Pattern[str] | None = None
+) -> str:
+    """The rows, fixed column widths (a long name wraps, a drill-down never widens the page); `titles` and
+    `words` mark the benchmark's abbreviations in each detail line."""
     lines = []
     for row in rows:
         verdict = str(row.row.get("verdict") or "?")
         detail = str(row.row.get("detail") or row.problem or "")
         if len(detail) > DETAIL_CHARS:
             detail = detail[: DETAIL_CHARS - 1] + "…"
+        checks = (
+            f"{_SIMULATED}</td><td>{_SIMULATED}"
+            if row.kind != "model"
+            else f"{_mark(row.data.get('prompt_verified'))}</td><td>{_mark(row.data.get('score_agrees'))}"
+        )
         lines.append(
             f'<tr id="row-{row.index}" data-i="{row.index}" data-model="{esc(row.model)}" '
-            f'data-verdict="{esc(verdict)}" data-status="{row.status}">'
+            f'data-verdict="{esc(verdict)}" data-status="{row.status}" data-kind="{esc(row.kind)}">'
             f'<td class="num">{row.index}</td><td>{esc(row.model)}</td>'
             f'<td><button type="button" class="hb-open" aria-expanded="false">{esc(row.case_id)}</button></td>'
             f'<td><span class="verdict v-{esc(verdict)}">{esc(verdict)}</span></td>'
-            f"<td>{_mark(row.data.get('prompt_verified'))}</td><td>{_mark(row.data.get('score_agrees'))}</td>"
-            f"<td>{esc(detail)}</td></tr>"
+            f"<td>{checks}</td><td>{abbreviate(detail, titles or {}, words)}</td></tr>"
         )
-    head = "".join(
-        f'<th scope="col">{h}</th>'
-        for h in ("#", "model", "case", "verdict", "prompt verified", "score agrees", "detail")
-    )
+    cols = "".join(f'<col style="width: {width}">' for _, width in _COLUMNS)
+    head = "".join(f'<th scope="col">{h}</th>' for h, _ in _COLUMNS)
     return (
         f'<div class="rows-wrap" style="contain-intrinsic-size: auto {26 * len(lines) + 30}px">'
-        f'<table id="hb-rows" class="rows"><thead><tr>{head}</tr></thead><tbody>{"".join(lines)}</tbody></table></div>'
+        f'<table id="hb-rows" class="rows"><colgroup>{cols}</colgroup><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(lines)}</tbody></table></div>"
     )
 
 
 def filters(rows: Sequence[PageRow]) -> str:
     """Filter controls; hidden until the script runs (they do nothing without it)."""
     models = sorted({row.model for row in rows})
+    simulated = any(row.kind != "model" for row in rows)
     verdicts = sorted({str(row.row.get("verdict") or "?") for row in rows})
 
     def options(values: list[str]) -> str:
@@ -65,16 +79,24 @@ def filters(rows: Sequence[PageRow]) -> str:
         '<label>verification <select name="status"><option value="">all</option>'
         '<option value="problem">problems only</option><option value="prompt">prompt differs</option>'
         '<option value="score">score disagrees</option><option value="ok">verified and agreeing</option>'
-        "</select></label>"
+        + ('<option value="simulated">baselines (not verified)</option>' if simulated else "")
+        + "</select></label>"
         '<label>case <input name="q" type="search" placeholder="case id contains…"></label>'
         '<output id="hb-count" aria-live="polite"></output></form>'
     )
 
 
 def drilldown_payload(
-    rows: Sequence[PageRow], benchmark: str, *, mazes: Mapping[str, Any], maze_keys: Mapping[int, str], legend: Any
+    rows: Sequence[PageRow],
+    benchmark: str,
+    *,
+    mazes: Mapping[str, Any],
+    maze_keys: Mapping[int, str],
+    legend: Any,
+    titles: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Everything the drill-down shows, with each distinct text stored once in `texts`."""
+    """Everything the drill-down shows, with each distinct text stored once in `texts`; `titles` explains the
+    benchmark's metric names (the script marks them with `<abbr>` as the table does)."""
     texts: list[str] = []
     text_index: dict[str, int] = {}
 
@@ -98,6 +120,7 @@ def drilldown_payload(
             "problem": data.get("problem"),
             "differences": data.get("differences") or [],
             "row": data.get("row"),
+            "kind": row.kind,
         }
         messages = data.get("messages")
         if isinstance(messages, list):
@@ -111,7 +134,14 @@ def drilldown_payload(
         if row.index in maze_keys:
             entry["maze"] = maze_keys[row.index]
         entries.append(entry)
-    return {"benchmark": benchmark, "texts": texts, "rows": entries, "mazes": dict(mazes), "legend": legend}
+    return {
+        "benchmark": benchmark,
+        "texts": texts,
+        "rows": entries,
+        "mazes": dict(mazes),
+        "legend": legend,
+        "glossary": dict(titles or {}),
+    }
 
 
 def json_for_script(value: Any) -> str:
