@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -104,6 +104,22 @@ def repo_root() -> Path:
 def humanevalpack_path() -> Path:
     """HumanEvalPack for the tests that need it (see `require_humanevalpack`)."""
     return require_humanevalpack()
+
+
+@pytest.fixture(scope="session")
+def require_benchmark_data() -> Callable[[str], None]:
+    """`require(benchmark)`: for a benchmark whose versions load external data (it declares `data_help`), the
+    data or a skip (a failure in CI), as `require_humanevalpack`; for the others, nothing. For parametrized tests."""
+    from hallubench.tooling.specs import load_registry
+
+    registry = load_registry(REPO_ROOT)
+
+    def require(benchmark: str) -> None:
+        declared = registry.benchmark(benchmark)
+        if declared is not None and declared.data_help:
+            require_humanevalpack()  # the one external data set any benchmark loads
+
+    return require
 
 
 def _git(root: Path, *args: str) -> None:

@@ -18,7 +18,7 @@ import os
 import random
 import socket
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,8 +85,9 @@ class Loaded:
 
 
 @pytest.fixture(scope="module", params=SPECS, ids=IDS)
-def loaded(request: pytest.FixtureRequest) -> Iterator[Loaded]:
+def loaded(request: pytest.FixtureRequest, require_benchmark_data: Callable[[str], None]) -> Iterator[Loaded]:
     spec: ProtocolSpec = request.param
+    require_benchmark_data(spec.benchmark)
     with FrozenProtocol(read_task_file(ROOT / spec.task_path)) as frozen:
         yield Loaded(spec, frozen, resolve_hooks(frozen.entry, frozen.task.cases, spec).cases)
 
@@ -237,9 +238,14 @@ def test_aggregate_counts_error_rows_and_gives_a_json_headline(loaded: Loaded, r
 @pytest.mark.slow
 @pytest.mark.parametrize("spec", SPECS, ids=IDS)
 def test_the_task_file_runs_under_kbench_and_rescores_verified(
-    spec: ProtocolSpec, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, registry_env: dict[str, str]
+    spec: ProtocolSpec,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    registry_env: dict[str, str],
+    require_benchmark_data: Callable[[str], None],
 ) -> None:
     pytest.importorskip("kaggle_benchmarks")
+    require_benchmark_data(spec.benchmark)
     from support.hosted import run_like_kaggle
 
     task = ROOT / spec.task_path

@@ -85,8 +85,9 @@ SPECS = [spec for spec in load_specs(ROOT) if spec.benchmark in REPLIES]
 @pytest.mark.slow
 @pytest.mark.parametrize("spec", SPECS, ids=[spec.protocol_id for spec in SPECS])
 def test_task_file_runs_under_kbench_and_rescore_verifies(
-    spec: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    spec: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, require_benchmark_data: Callable[[str], None]
 ) -> None:
+    require_benchmark_data(spec.benchmark)
     task = ROOT / spec.task_path
     with _environment(spec.benchmark) as extra:
         run_like_kaggle(task, tmp_path, REPLIES[spec.benchmark], env={"HALLUBENCH_LIMIT": "3", **extra})

@@ -27,7 +27,7 @@ CWD_TEST = "```python\nimport os\n\n\ndef test_a():\n    assert os.path.basename
 
 
 @pytest.fixture(scope="module")
-def v1_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def v1_runs(tmp_path_factory: pytest.TempPathFactory, humanevalpack_path: Path) -> Path:
     runs = tmp_path_factory.mktemp("misled-v1-runs")
     run_like_kaggle(
         ROOT / "tasks" / "misled_tests_v1.py",

@@ -28,6 +28,10 @@ NETWORK_FILES = (
 )
 HOSTNAME = "hallubench-jail"
 WORKER_MODULE = "hallubench.tooling.jail.worker"
+# The package folder is also shown here under its import name, first on the worker's path: the worker runs
+# the very code its caller imported (a checkout on PYTHONPATH, say), not whatever the interpreter's site
+# configuration would find.
+CODE_ROOT = "/hallubench-code"
 
 
 def package_folder() -> str:
@@ -64,7 +68,11 @@ def environment() -> dict[str, str]:
 
 def worker_argv() -> list[str]:
     """The worker, run by the very interpreter (virtual environment included) that runs hallubench."""
-    return [sys.executable, "-E", "-s", "-P", "-m", WORKER_MODULE]
+    start = (
+        f"import sys, runpy; sys.path.insert(0, {CODE_ROOT!r}); "
+        f"runpy.run_module({WORKER_MODULE!r}, run_name='__main__', alter_sys=True)"
+    )
+    return [sys.executable, "-E", "-s", "-P", "-c", start]
 
 
 @dataclass(frozen=True)
@@ -95,6 +103,7 @@ def bwrap_command(bwrap: str, policy: JailPolicy, inner: list[str], *, stage_dir
 
     for path in read_only_sources(policy):
         args += ["--ro-bind", source(path), path]
+    args += ["--ro-bind", source(package_folder()), f"{CODE_ROOT}/hallubench"]
     for path in SYSTEM_DIRECTORIES:
         if os.path.islink(path):
             args += ["--symlink", os.readlink(path), path]
