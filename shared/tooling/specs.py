@@ -48,6 +48,12 @@ The hooks a version or benchmark may provide, each with its default; nothing is 
 - `jail_inputs` (benchmark, default none): `"module:function"` of the tooling that returns, for a
   list of cases, the files (environment variable -> bytes) a frozen executor reads inside the jail;
   they are handed in as memory files, since nothing on the host is readable there.
+- `outages` (benchmark, default none): `"module:function"` of the tooling that returns, for a re-scored
+  row, the services it needed that gave no answer (`["https://pypi.org: no response: ..."]`); `rescore`
+  then reports the row as UNREACHABLE (a network outage where it runs), not as a score that disagrees.
+- `reachability` (benchmark, default none): `"module:function"` of the tooling that returns, for a run's
+  options, the services it needs that give no answer here; `run` stops (exit 2, "registries unreachable")
+  before the task file starts, rather than let an outage read as a failed control.
 - `report` (benchmark, default none): `"module:function"` of the tooling that turns verified rows
   into the benchmark's own tables for `rescore` (`function(rows_by_model, **options) -> dict`).
 - `commands` (benchmark, default none): the tooling module whose `register(subparsers, name, aliases)`
@@ -142,6 +148,8 @@ class Benchmark:
     report: str | None = None
     jail_inputs: str | None = None
     data_help: str | None = None  # how to provide the data `prepare` loads, said when it cannot be loaded
+    outages: str | None = None  # services a re-scored row needed that gave no answer (see the module docstring)
+    reachability: str | None = None  # services a run needs that give no answer here, checked before it starts
 
 
 class HookError(Exception):

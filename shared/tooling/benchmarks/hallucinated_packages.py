@@ -12,6 +12,8 @@ BENCHMARKS = (
         cli_aliases=("packages",),
         commands="hallubench.tooling.commands.packages",
         report="hallubench.tooling.packages.report:rescore_report",
+        outages="hallubench.tooling.packages.outages:registry_outages",
+        reachability="hallubench.tooling.packages.reachability:run_reachability",
         protocols=(
             ProtocolSpec(
                 benchmark="hallucinated-packages",

@@ -4,7 +4,7 @@
 `--json` prints `{"references": [...]}` for tools. `gate` runs the decoy gate and the canary
 that v7 runs before any model call. Exit codes: 0 nothing hallucinated (unverified references
 are printed, not failed), 1 something is missing, a decoy or a hallucinated symbol (for `gate`:
-the gate or the canary failed), 2 bad input.
+the gate or the canary failed), 2 bad input, 3 (`gate`) registries unreachable: nothing was decided.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+EXIT_UNREACHABLE = 3  # `gate`: the registries gave no answer, so nothing was decided
 
 _JS_SUFFIXES = {".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts"}
 _BAD = {"missing", "decoy", "missing-symbol", "missing-submodule", "missing-subpath", "removed-api"}
@@ -42,7 +44,9 @@ def register(
     check.add_argument("--json", action="store_true", help="print a JSON object with a list `references`")
     _registry_options(check)
     check.set_defaults(handler=_check)
-    gate = commands.add_parser("gate", help="decoy gate (20 lookups) and canary; exit 1 if either fails")
+    gate = commands.add_parser(
+        "gate", help="decoy gate (20 lookups) and canary; exit 1 if either fails, 3 if the registries are unreachable"
+    )
     gate.add_argument("--json", action="store_true", help="print the gate's checks as one JSON object")
     _registry_options(gate)
     gate.set_defaults(handler=_gate)
@@ -147,6 +151,16 @@ def _gate(args: argparse.Namespace) -> int:
     from ...packages.aio import run_sync
     from ...packages.decoys import PreflightError, canary, decoy_gate
     from ...packages.registry import RegistryClient
+    from ..packages.reachability import unreachable_registries
+
+    unreachable = unreachable_registries(_settings(args))
+    if unreachable:  # an outage, not a registered decoy: say so, decide nothing
+        message = "registries unreachable: " + "; ".join(unreachable) + " (neither the decoy gate nor the canary ran)"
+        if args.json:
+            print(json.dumps({"ok": False, "unreachable": unreachable, "error": message}, indent=2))
+        else:
+            print(message, file=sys.stderr)
+        return EXIT_UNREACHABLE
 
     async def go() -> dict[str, Any]:
         report: dict[str, Any] = {}

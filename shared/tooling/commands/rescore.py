@@ -20,10 +20,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "re-render each prompt from the frozen task file, compare, re-score each reply and recompute the "
             "metrics. Exit codes: 0 all verified and agreeing; 5 a run file (or a row of one) could not be read; "
             "6 two different copies of one row (neither counted); 3 a prompt differs, or a stored run cannot be "
-            "verified whole (no rows, rows of another task); 4 a score differs; "
+            "verified whole (no rows, rows of another task); 8 rows re-scored while the registries gave no "
+            "answer here (registries unreachable: not judged); 4 a score differs; "
             "2 bad usage or nothing of this task found; 7 the task runs model-written code and this machine's "
             "jail lacks a layer (nothing was executed). With several problems the first code in the order "
-            "5, 6, 3, 4 wins; every problem is printed."
+            "5, 6, 3, 8, 4 wins; every problem is printed."
         ),
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="run files or directories")

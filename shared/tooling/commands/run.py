@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Mapping
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -150,6 +151,9 @@ def handle(args: argparse.Namespace) -> int:
     missing_data = _data_problem(task_file)
     if missing_data is not None:
         return _error(missing_data)
+    unreachable = _unreachable_services(task_file, run_options)
+    if unreachable is not None:
+        return _error(unreachable)
     if not kaggle_benchmarks_installed():
         return _error(f"kaggle-benchmarks is not installed; install it with: {KAGGLE_INSTALL_HINT}")
 
@@ -267,6 +271,35 @@ def _data_problem(task_file: Path) -> str | None:
     finally:
         frozen.close()
     return None
+
+
+def _unreachable_services(task_file: Path, options: Mapping[str, str]) -> str | None:
+    """Why the run cannot start because a service it needs gives no answer here (the registries), or None."""
+    from ..specs import installed_registry, load_hook
+    from ..taskfile.reader import TaskFileError, read_task_file
+
+    try:
+        protocol_id = read_task_file(task_file).protocol_id
+    except TaskFileError:
+        return None  # the run itself reports it
+    registry = installed_registry()
+    benchmark, spec = registry.benchmark_of(protocol_id), registry.spec(protocol_id)
+    if benchmark is None or spec is None or benchmark.reachability is None:
+        return None
+    resolved = {option.name: option.default for option in spec.run_options} | dict(options)
+    print(f"hallubench run: checking that the services {protocol_id} needs answer", file=sys.stderr)
+    found: list[str] = load_hook(benchmark.reachability, "reachability")(resolved)
+    if not found:
+        return None
+    return (
+        f"registries unreachable: {'; '.join(found)}. {protocol_id} checks every package against them, so "
+        "nothing was run; run where they answer, or point it at a mirror"
+        + (
+            " (--option pypi_url=URL --option npm_url=URL)"
+            if spec.run_options
+            else " ($HALLUBENCH_PYPI_URL, $HALLUBENCH_NPM_URL)"
+        )
+    )
 
 
 def _data_files() -> tuple[str, ...]:

@@ -97,6 +97,7 @@ KIND_NAMES = {
     "conflict": "row(s) have conflicting copies (none counted)",
     "incomplete": "stored run(s) cannot be verified whole",
     "prompt": "prompt(s) differ",
+    "unreachable": "row(s) not judged: registries unreachable where the rescore ran",
     "score": "score(s) disagree",
     "headline": "headline(s) differ",
 }

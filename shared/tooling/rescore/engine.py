@@ -26,7 +26,7 @@ from ...hashing import sha256_text
 from ..contract_check import resolve_hooks
 from ..jail.policy import JailRefused
 from ..kaggle_runs.model import DictResult, NumericResult, Role, Run, RunResult, RunState
-from ..specs import HookError, ProtocolSpec
+from ..specs import HookError, ProtocolSpec, installed_registry, load_hook
 from ..taskfile.reader import FrozenProtocol, TaskFile
 from .bounded import MODEL_LIMIT, shorten
 from .compare import differences
@@ -67,6 +67,15 @@ class RowOutcome:
     mismatch: PromptMismatch | None = None  # where the prompt first differs, when that is the problem
     messages: list[LoggedMessage] | None = None  # the logged conversation, kept only when a report shows it
     jail: dict[str, Any] | None = None  # the jail's layers when the row's `play` ran model code in one
+    # services the re-scoring needed that gave no answer here (the benchmark's `outages` hook), when they
+    # could have changed what this report says about the row: its score differs, or a newer scorer scored it
+    outages: list[str] = field(default_factory=list)
+
+    @property
+    def unreachable(self) -> bool:
+        """An outage where the rescore ran, not the hosted run, may explain this row: it is not judged."""
+        newer_scored = self.newer is not None and self.newer.row is not None
+        return bool(self.outages) and (self.score_agrees is False or newer_scored)
 
     @property
     def counted(self) -> bool:
@@ -166,11 +175,25 @@ class RescoreReport:
 
     @property
     def score_failures(self) -> list[RowOutcome]:
-        return [row for row in self.rows if row.score_agrees is False]
+        return [row for row in self.rows if row.score_agrees is False and not row.unreachable]
+
+    @property
+    def unreachable_rows(self) -> list[RowOutcome]:
+        """Rows re-scored while a service they need gave no answer, where that could change the verdict."""
+        return [row for row in self.rows if row.unreachable]
 
     @property
     def headline_failures(self) -> list[ParentOutcome]:
         return [p for s in self.models.values() for p in s.parents if p.agrees is False]
+
+
+def _outages_hook(spec: ProtocolSpec | None) -> Callable[[dict[str, Any]], list[str]] | None:
+    """The benchmark's `outages` hook, when it declares one (a declared hook that does not import is an error)."""
+    benchmark = installed_registry().benchmark_of(spec.protocol_id) if spec is not None else None
+    if benchmark is None or benchmark.outages is None:
+        return None
+    hook: Callable[[dict[str, Any]], list[str]] = load_hook(benchmark.outages, "outages")
+    return hook
 
 
 def logged_messages(run: Run) -> list[LoggedMessage]:
@@ -218,6 +241,7 @@ class Rescorer:
         self._comparable = hooks.comparable
         self._machine_keys = spec.machine_dependent if spec is not None else ()
         self.run_options = hooks.run_options
+        self._outages = _outages_hook(spec)
         self.report = RescoreReport(task=task, newer_task=newer)
         self._first_prompt_index: dict[str, str] | None = None
         # (model, case, run identity) -> every different copy of that row seen so far: its content fingerprint
@@ -306,6 +330,9 @@ class Rescorer:
                 )
             else:
                 outcome.newer = NewerScore(None, "the prompt did not verify under the frozen version")
+        if self._outages is not None and outcome.prompt_verified:
+            scored = [outcome.local_row] + ([outcome.newer.row] if outcome.newer and outcome.newer.row else [])
+            outcome.outages = list(dict.fromkeys(item for row in scored for item in self._outages(row)))
         if copies:
             self._record_conflict(model, case_id or "?", [earlier for _, _, earlier, _ in copies], outcome)
         copies.append((fingerprint, run.result, outcome, self._in_stored_run))

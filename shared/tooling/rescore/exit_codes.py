@@ -3,9 +3,9 @@
 Every problem is printed whatever the code; the code names the most serious kind present, and
 "serious" means how much of the input was left unchecked: a run file (or a row of one) that could
 not be read at all comes first, then rows that are not counted because two copies disagree, then
-stored runs not verified whole and prompts that differ from the frozen render, then scores that
-differ. The kinds and their codes are declared once, in `problems.py`; this module names them for
-the command line.
+stored runs not verified whole and prompts that differ from the frozen render, then rows re-scored
+while a service they need (the registries) gave no answer here, then scores that differ. The kinds
+and their codes are declared once, in `problems.py`; this module names them for the command line.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from .problems import (
     EXIT_OK,
     EXIT_PROMPT_MISMATCH,
     EXIT_SCORE_DISAGREES,
+    EXIT_UNREACHABLE,
     EXIT_UNREADABLE,
     EXIT_USAGE,
     PRECEDENCE,
@@ -29,6 +30,7 @@ __all__ = [
     "EXIT_OK",
     "EXIT_PROMPT_MISMATCH",
     "EXIT_SCORE_DISAGREES",
+    "EXIT_UNREACHABLE",
     "EXIT_UNREADABLE",
     "EXIT_USAGE",
     "PRECEDENCE",

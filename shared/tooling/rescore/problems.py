@@ -21,6 +21,7 @@ EXIT_PROMPT_MISMATCH = 3  # a prompt differs, or a stored run cannot be verified
 EXIT_SCORE_DISAGREES = 4
 EXIT_UNREADABLE = 5
 EXIT_CONFLICT = 6
+EXIT_UNREACHABLE = 8  # a service the re-scoring needs gave no answer here: the rows it touched are not judged
 
 
 class Kind(StrEnum):
@@ -31,6 +32,7 @@ class Kind(StrEnum):
     CONFLICT = "conflict"  # two different copies of one row: neither counted
     INCOMPLETE = "incomplete"  # a stored run with no rows of its own, rows of another task, or a headline not checked
     PROMPT = "prompt"  # a prompt that differs from the frozen render, or a row that cannot be identified
+    UNREACHABLE = "unreachable"  # re-scored while a service it needs (the registries) gave no answer here
     SCORE = "score"  # a re-scored row that differs from the hosted one (a changed type included)
     HEADLINE = "headline"  # a stored run's headline that differs from the one recomputed
 
@@ -41,6 +43,7 @@ EXIT_CODES = {
     Kind.CONFLICT: EXIT_CONFLICT,
     Kind.INCOMPLETE: EXIT_PROMPT_MISMATCH,
     Kind.PROMPT: EXIT_PROMPT_MISMATCH,
+    Kind.UNREACHABLE: EXIT_UNREACHABLE,
     Kind.SCORE: EXIT_SCORE_DISAGREES,
     Kind.HEADLINE: EXIT_SCORE_DISAGREES,
 }
@@ -50,6 +53,7 @@ LABELS = {
     Kind.CONFLICT: "CONFLICT",
     Kind.INCOMPLETE: "INCOMPLETE",
     Kind.PROMPT: "PROMPT",
+    Kind.UNREACHABLE: "UNREACHABLE",
     Kind.SCORE: "SCORE",
     Kind.HEADLINE: "HEADLINE",
 }
@@ -90,6 +94,16 @@ def problems(report: RescoreReport) -> list[Problem]:
     found += [Problem(Kind.INCOMPLETE, item.model, item.source, item.text) for item in report.incomplete]
     found += [Problem(Kind.PROMPT, row.model, row.source, row.problem or "") for row in report.prompt_failures]
     found += [
+        Problem(
+            Kind.UNREACHABLE,
+            row.model,
+            f"case {row.case_id} ({row.source})",
+            f"registries unreachable where this rescore ran ({'; '.join(row.outages)}): "
+            "the row was re-scored without them, so its score is not judged",
+        )
+        for row in report.unreachable_rows
+    ]
+    found += [
         Problem(Kind.SCORE, row.model, f"case {row.case_id} ({row.source})", "; ".join(row.differences))
         for row in report.score_failures
     ]
@@ -117,7 +131,7 @@ def exit_code(report: RescoreReport) -> int:
     return EXIT_OK if checked_rows(report) else EXIT_USAGE
 
 
-PRECEDENCE = (EXIT_UNREADABLE, EXIT_CONFLICT, EXIT_PROMPT_MISMATCH, EXIT_SCORE_DISAGREES)
+PRECEDENCE = (EXIT_UNREADABLE, EXIT_CONFLICT, EXIT_PROMPT_MISMATCH, EXIT_UNREACHABLE, EXIT_SCORE_DISAGREES)
 ALL_CLEAR = "every prompt verified and every score agrees"
 
 
