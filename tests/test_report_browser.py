@@ -31,6 +31,7 @@ from hallubench.tooling.maze import glossary
 
 from support.chromium import Chromium, Page, chromium_path
 from support.hosted import run_like_kaggle
+from support.readme_block import readme_block, unmatched
 
 pytest.importorskip("kaggle_benchmarks")
 pytestmark = [pytest.mark.browser, pytest.mark.kbench, pytest.mark.slow, pytest.mark.timeout(600)]
@@ -342,14 +343,17 @@ def test_report_command_makes_the_same_page_from_the_saved_json(
 
 @pytest.mark.model
 @pytest.mark.timeout(900)
-def test_first_run_with_the_embedded_model_shows_it_beside_the_baselines(browser: Chromium, tmp_path: Path) -> None:
-    """The README's first command: `run hallumaze --limit 3 --html`, with the embedded SmolLM2 model."""
+def test_first_run_with_the_embedded_model_shows_it_beside_the_baselines(
+    browser: Chromium, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README's first command: `run hallumaze --limit 3 --html`, with the embedded SmolLM2 model: it prints
+    the README's "What you will see" block, and the page shows the model beside the baselines."""
     out = tmp_path / "run"
     page_path = tmp_path / "report.html"
-    code = main(
-        ["run", "hallumaze", "--limit", "3", "--out", str(out), "--max-tokens", "256", "--html", str(page_path)]
-    )
+    code = main(["run", "hallumaze", "--limit", "3", "--out", str(out), "--html", str(page_path)])
+    printed = capsys.readouterr().out.splitlines()
     assert code == 0
+    assert unmatched(readme_block(), printed) == [], "\n".join(printed)
     page = _open(browser, page_path)
     assert page.evaluate("document.querySelector('#verdict').className") == "banner ok"
     entries = page.evaluate(ENTRIES)

@@ -156,7 +156,10 @@ def test_cli_limit_runs_only_the_first_cases_and_reports_the_files(
     assert code == 0, captured.err
     assert len(stub.chat_messages()) == 2
     assert sorted(out.glob("*.run.json")) != []
-    assert "wrote 3 run files (1 stored task, 2 row)" in captured.out
+    # The count it states is what is on disk, and every file it counts is accounted for below it.
+    on_disk = len(list(out.glob("*.run.json")))
+    assert f"wrote {on_disk} run files and 1 task file" in captured.out
+    assert f"  {on_disk - 1} row run files, one per row" in captured.out
     assert "demo-v1-run_id_Run_1_stub_model-a.run.json  COMPLETED  2 rows" in captured.out
     assert f"output: {out.resolve()}" in captured.out
     progress = [json.loads(line) for line in (out / "progress.jsonl").read_text().splitlines()]

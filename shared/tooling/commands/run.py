@@ -213,12 +213,19 @@ def handle(args: argparse.Namespace) -> int:
             return EXIT_JAIL
 
     stored = outcome.stored_runs
-    rows = len(outcome.run_files) - len(stored)
-    print(f"wrote {len(outcome.run_files)} run files ({len(stored)} stored task, {rows} row) in {outcome.seconds:.1f}s")
+    row_files = [run for run in outcome.run_files if run not in stored]
+    print(
+        f"wrote {len(outcome.run_files)} run files and {len(outcome.task_files)} task file in {outcome.seconds:.1f}s:"
+    )
     for path in outcome.task_files:
-        print(f"  {path.name}")
+        print(f"  {path.name}  (the task's definition)")
     for run in stored:
         print(f"  {run.path.name}  {run.state.removeprefix('BENCHMARK_TASK_RUN_STATE_')}  {run.subruns} rows")
+    if row_files:
+        print(
+            f"  {len(row_files)} row run files, one per row, each repeating a row of the run above "
+            "(rescore counts each row once)"
+        )
     print(f"output: {outcome.out_dir}")
     if outcome.jail is not None:
         print(f"model-written code ran in the jail: {describe_layers(outcome.jail)}")
