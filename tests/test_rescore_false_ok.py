@@ -5,6 +5,7 @@ run file, gives the exit code and the kinds of problem the table says, keeps the
 from __future__ import annotations
 
 import copy
+import csv
 import json
 import os
 import socket
@@ -25,6 +26,7 @@ pytest.importorskip("kaggle_benchmarks")
 PARENT = "demo-v1-run_id_Run_1_stub_model-a.run.json"
 TABLE = json.loads((Path(__file__).parent / "data" / "rescore" / "false_ok.json").read_text(encoding="utf-8"))
 OUTPUT_BOUND = 400_000  # bytes of text or JSON report for the inputs below, whatever they hold
+ROW_KINDS = {"unreadable", "conflict", "prompt", "unreachable", "score"}  # kinds a single row can have
 
 
 @pytest.fixture(scope="module")
@@ -164,11 +166,10 @@ def test_each_input_gives_the_exit_and_problems_of_the_table(
     folder.mkdir()
     _write(folder / "intact.run.json", parent)
     named = DAMAGES[case["damage"]](folder, parent)
-    report, page = tmp_path / "report.json", tmp_path / "report.html"
+    report, page, rows_csv = tmp_path / "report.json", tmp_path / "report.html", tmp_path / "rows.csv"
     capsys.readouterr()
-    code = main(
-        ["rescore", str(folder), *map(str, named), "--task", str(task), "--json", str(report), "--html", str(page)]
-    )
+    outputs = ["--json", str(report), "--html", str(page), "--rows-csv", str(rows_csv)]
+    code = main(["rescore", str(folder), *map(str, named), "--task", str(task), *outputs])
     out = capsys.readouterr().out
     assert "Traceback" not in out
     data = json.loads(report.read_text(encoding="utf-8"))
@@ -182,3 +183,7 @@ def test_each_input_gives_the_exit_and_problems_of_the_table(
     green = 'class="banner ok"' in page.read_text(encoding="utf-8")
     assert all_clear == green == (not case["kinds"])
     assert len(out.encode()) < OUTPUT_BOUND and report.stat().st_size < OUTPUT_BOUND
+    # The rows CSV reads the same list: every row-level kind the JSON has is on some row, and no other kind.
+    with rows_csv.open(encoding="utf-8", newline="") as handle:
+        csv_kinds = {kind for line in csv.DictReader(handle) for kind in line["problem_kind"].split()}
+    assert csv_kinds == set(kinds) & ROW_KINDS

@@ -165,24 +165,6 @@ class RescoreReport:
         return [row for summary in self.models.values() for row in summary.rows]
 
     @property
-    def prompt_failures(self) -> list[RowOutcome]:
-        return [row for row in self.rows if not row.prompt_verified and row.problem_kind is ProblemKind.PROMPT]
-
-    @property
-    def unreadable_rows(self) -> list[RowOutcome]:
-        """Rows whose part of the run file could not be read (text no program can encode)."""
-        return [row for row in self.rows if row.problem_kind is ProblemKind.UNREADABLE]
-
-    @property
-    def score_failures(self) -> list[RowOutcome]:
-        return [row for row in self.rows if row.score_agrees is False and not row.unreachable]
-
-    @property
-    def unreachable_rows(self) -> list[RowOutcome]:
-        """Rows re-scored while a service they need gave no answer, where that could change the verdict."""
-        return [row for row in self.rows if row.unreachable]
-
-    @property
     def headline_failures(self) -> list[ParentOutcome]:
         return [p for s in self.models.values() for p in s.parents if p.agrees is False]
 

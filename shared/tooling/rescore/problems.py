@@ -13,7 +13,7 @@ from enum import StrEnum
 from typing import Any
 
 from .bounded import FIELD_LIMIT, shorten
-from .engine import RescoreReport
+from .engine import ProblemKind, RescoreReport, RowOutcome
 
 EXIT_OK = 0
 EXIT_USAGE = 2  # bad arguments, no path that exists, no row of this task: nothing was checked
@@ -81,7 +81,7 @@ class Problem:
 def problems(report: RescoreReport) -> list[Problem]:
     """Every problem the report holds, most serious kind first, in the order they were met within a kind."""
     found: list[Problem] = [Problem(Kind.FILE, "", "", error) for error in report.file_errors]
-    found += [Problem(Kind.UNREADABLE, row.model, row.source, row.problem or "") for row in report.unreadable_rows]
+    found += [problem for row in report.rows if (problem := row_problem(row)) is not None]
     found += [
         Problem(
             Kind.CONFLICT,
@@ -92,21 +92,6 @@ def problems(report: RescoreReport) -> list[Problem]:
         for conflict in report.conflicts
     ]
     found += [Problem(Kind.INCOMPLETE, item.model, item.source, item.text) for item in report.incomplete]
-    found += [Problem(Kind.PROMPT, row.model, row.source, row.problem or "") for row in report.prompt_failures]
-    found += [
-        Problem(
-            Kind.UNREACHABLE,
-            row.model,
-            f"case {row.case_id} ({row.source})",
-            f"registries unreachable where this rescore ran ({'; '.join(row.outages)}): "
-            "the row was re-scored without them, so its score is not judged",
-        )
-        for row in report.unreachable_rows
-    ]
-    found += [
-        Problem(Kind.SCORE, row.model, f"case {row.case_id} ({row.source})", "; ".join(row.differences))
-        for row in report.score_failures
-    ]
     found += [
         Problem(
             Kind.HEADLINE,
@@ -116,7 +101,28 @@ def problems(report: RescoreReport) -> list[Problem]:
         )
         for parent in report.headline_failures
     ]
-    return found
+    order = list(Kind)
+    return sorted(found, key=lambda problem: order.index(problem.kind))  # stable: met order within a kind
+
+
+def row_problem(row: RowOutcome) -> Problem | None:
+    """The problem of one row, as `problems` lists it; None when it verified and agrees (or is only a conflicting
+    copy: conflicts are listed once per row, with every copy, not once per copy)."""
+    if row.problem_kind is ProblemKind.UNREADABLE:
+        return Problem(Kind.UNREADABLE, row.model, row.source, row.problem or "")
+    if not row.prompt_verified and row.problem_kind is ProblemKind.PROMPT:
+        return Problem(Kind.PROMPT, row.model, row.source, row.problem or "")
+    if row.unreachable:
+        return Problem(
+            Kind.UNREACHABLE,
+            row.model,
+            f"case {row.case_id} ({row.source})",
+            f"registries unreachable where this rescore ran ({'; '.join(row.outages)}): "
+            "the row was re-scored without them, so its score is not judged",
+        )
+    if row.score_agrees is False:
+        return Problem(Kind.SCORE, row.model, f"case {row.case_id} ({row.source})", "; ".join(row.differences))
+    return None
 
 
 def checked_rows(report: RescoreReport) -> int:

@@ -13,9 +13,9 @@ import math
 from typing import Any
 
 from ..jail.describe import describe_layers
-from .bounded import shorten
+from .bounded import FIELD_LIMIT, shorten
 from .engine import ModelSummary, RescoreReport
-from .problems import checked_rows, problems, verdict_line
+from .problems import Kind, checked_rows, problems, row_problem, verdict_line
 
 MAX_LISTED = 20
 
@@ -320,11 +320,17 @@ def _strict(value: Any) -> Any:
 
 
 def to_csv(report: RescoreReport) -> str:
-    """One line per row: the identity, verification and the re-scored verdict."""
+    """One line per row: the identity, verification, the re-scored verdict and the row's problems as the one list
+    of problems has them (`problem_kind`: space-separated kinds, empty for a row that verified and agrees)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["model", "case_id", "state", "prompt_verified", "score_agrees", "verdict", "problem", "source"])
+    header = ["model", "case_id", "state", "prompt_verified", "score_agrees", "verdict", "problem_kind", "problem"]
+    writer.writerow([*header, "source"])
     for row in report.rows:
+        found = [(Kind.CONFLICT.value, row.conflict)] if row.conflict is not None else []
+        problem = row_problem(row)
+        found += [(problem.kind.value, problem.text)] if problem is not None else []
+        kind, text = " ".join(kind for kind, _ in found), "; ".join(text for _, text in found)
         writer.writerow(
             [
                 row.model,
@@ -333,8 +339,9 @@ def to_csv(report: RescoreReport) -> str:
                 row.prompt_verified,
                 row.score_agrees,
                 row.local_row.get("verdict"),
-                row.problem or "",
-                row.source,
+                kind,
+                shorten(text, FIELD_LIMIT * 2),
+                shorten(row.source),
             ]
         )
     return buffer.getvalue()
