@@ -54,7 +54,7 @@ def humanevalpack() -> Path | None:
     """A verified HumanEvalPack file, through the project's own loader: $HALLUBENCH_HUMANEVALPACK, else the pinned
     download (once per session, cached); None where neither can be had. Tests never read it from beside the clone."""
     if not _HUMANEVALPACK:
-        from hallubench.misled.data import ENV_VAR, DataError, default_cache_path, fetch_pinned, load_problems
+        from hallubench.misled_tests.data import ENV_VAR, DataError, default_cache_path, fetch_pinned, load_problems
 
         found: Path | None = None
         given = os.environ.get(ENV_VAR)

@@ -15,7 +15,7 @@ DESCRIPTIONS = {
 
 
 def _install_version(root: Path, version: int) -> None:
-    """Copy demo version `version`'s entry module and cases into `root` and declare it (tooling/benchmarks/demo.py)."""
+    """Copy demo version `version`'s entry module and cases into `root` and declare it (tooling/demo/benchmark.py)."""
     shutil.copyfile(DATA / f"demo_task_v{version}.py", root / "shared" / "demo" / f"task_v{version}.py")
     cases = root / "frozen_cases" / "demo" / f"v{version}"
     cases.mkdir(parents=True, exist_ok=True)
@@ -31,7 +31,8 @@ def _install_version(root: Path, version: int) -> None:
         'BENCHMARKS = (\n    Benchmark(\n        name="demo",\n        package="demo",\n'
         f'        summary="a two-turn word echo",\n        protocols=(\n{specs}        ),\n    ),\n)\n'
     )
-    (root / "shared" / "tooling" / "benchmarks" / "demo.py").write_text(declaration, encoding="utf-8")
+    (root / "shared" / "tooling" / "demo").mkdir(exist_ok=True)
+    (root / "shared" / "tooling" / "demo" / "benchmark.py").write_text(declaration, encoding="utf-8")
 
 
 def install_demo(root: Path) -> None:

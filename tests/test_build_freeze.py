@@ -137,7 +137,7 @@ def test_verify_compares_with_the_tagged_commit(demo_repo: Path, capsys: pytest.
 
 
 def _declare(root: Path, **fields: str) -> None:
-    declaration = root / "shared" / "tooling" / "benchmarks" / "demo.py"
+    declaration = root / "shared" / "tooling" / "demo" / "benchmark.py"
     text = declaration.read_text(encoding="utf-8")
     extra = "".join(f"{name}={value}, " for name, value in fields.items())
     declaration.write_text(text.replace('title="', f'{extra}title="', 1), encoding="utf-8")
@@ -168,7 +168,7 @@ def test_the_entry_must_provide_exactly_what_its_spec_declares(
     entry = demo_repo / "shared" / "demo" / "task_v1.py"
     entry.write_text(entry.read_text(encoding="utf-8") + entry_addition, encoding="utf-8")
     _declare(demo_repo, **declared)
-    declaration = demo_repo / "shared" / "tooling" / "benchmarks" / "demo.py"
+    declaration = demo_repo / "shared" / "tooling" / "demo" / "benchmark.py"
     declaration.write_text(
         declaration.read_text().replace("import Benchmark, ProtocolSpec", "import Benchmark, ProtocolSpec, RunOption")
     )

@@ -1,5 +1,5 @@
 """The contract every registered protocol version keeps, tested the same way for each: a benchmark gets
-these tests by being declared in shared/tooling/benchmarks/.
+these tests by being declared in shared/tooling/<package>/benchmark.py.
 
 For every version of this checkout's registry (frozen ones through their frozen task file, the
 rest through a fresh build): the declaration is consistent, rendering is deterministic and gives
@@ -17,7 +17,6 @@ import math
 import os
 import random
 import socket
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -33,6 +32,8 @@ from hallubench.tooling.specs import ProtocolSpec, load_hook, load_registry
 from hallubench.tooling.taskfile.reader import FrozenProtocol, read_task_file
 from hallubench.tooling.testing import ScriptedConversation
 
+from support.services import environment
+
 ROOT = Path(__file__).resolve().parents[1]
 REGISTRY = load_registry(ROOT)
 SPECS = [spec for spec in REGISTRY.protocols if (ROOT / spec.task_path).is_file()]
@@ -47,34 +48,6 @@ RENDERS_WITH_IO = {
 ROW_IDENTITY = {"row_format": int, "protocol": str, "payload_sha256": str, "case_id": str, "calls": int}
 
 
-@contextmanager
-def _loopback_registry() -> Iterator[dict[str, str]]:
-    """A loopback PyPI/npm for protocols that look packages up (the others ignore it): never the live ones."""
-    sys.path.insert(0, str(Path(__file__).parent / "packages"))
-    import tempfile
-
-    from registry_server import FakeRegistry
-    from test_checker import populate
-
-    with tempfile.TemporaryDirectory() as folder, FakeRegistry(Path(folder)) as registry:
-        populate(registry)
-        yield {"HALLUBENCH_PYPI_URL": registry.base_url, "HALLUBENCH_NPM_URL": f"{registry.base_url}/npm"}
-
-
-# Run options the suite can point at its loopback services, by name; a version declaring others runs on defaults.
-def _loopback_options(spec: ProtocolSpec, env: dict[str, str]) -> dict[str, str]:
-    known = {"pypi_url": env["HALLUBENCH_PYPI_URL"], "npm_url": env["HALLUBENCH_NPM_URL"]}
-    return {option.name: known[option.name] for option in spec.run_options if option.name in known}
-
-
-@pytest.fixture(scope="module")
-def registry_env() -> Iterator[dict[str, str]]:
-    with _loopback_registry() as env, pytest.MonkeyPatch.context() as patch:
-        for name, value in env.items():
-            patch.setenv(name, value)
-        yield env
-
-
 @dataclass
 class Loaded:
     """A version's frozen task file loaded in isolation, with the cases `render` and `play` get."""
@@ -82,6 +55,15 @@ class Loaded:
     spec: ProtocolSpec
     frozen: FrozenProtocol
     cases: list[dict[str, Any]]
+
+
+@pytest.fixture(scope="module")
+def services(loaded: Loaded) -> Iterator[dict[str, str]]:
+    """What the version's runs need besides the model (`tests/<package>/services.py`), set in the environment."""
+    with environment(REGISTRY, loaded.spec) as env, pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        yield env
 
 
 @pytest.fixture(scope="module", params=SPECS, ids=IDS)
@@ -144,9 +126,14 @@ def test_the_declaration_ties_name_folder_commands_and_files_together(spec: Prot
     assert benchmark is not None and benchmark.name == spec.benchmark
     assert spec.entry.split("/")[0] == benchmark.package, "the entry module lives in the benchmark's package"
     assert (ROOT / "shared" / benchmark.package / "__init__.py").is_file()
+    assert (ROOT / "shared" / "tooling" / benchmark.package / "benchmark.py").is_file(), "declared in its own folder"
     assert spec.task_path == Path("tasks") / f"{spec.benchmark.replace('-', '_')}_v{spec.version}.py"
     task = read_task_file(ROOT / spec.task_path)
-    assert (task.protocol_id, task.entry) == (spec.protocol_id, spec.entry)
+    # A version frozen before its folder was renamed embeds the entry under the old folder, and says so.
+    assert (task.protocol_id, task.entry) == (spec.protocol_id, spec.embedded_entry)
+    if spec.frozen_entry is not None:
+        assert spec.frozen_entry.split("/", 1)[1] == spec.entry.split("/", 1)[1], "only the folder was renamed"
+        assert spec.path_today(spec.frozen_entry) == spec.entry
     if benchmark.report is not None:
         assert callable(load_hook(benchmark.report, "report"))
     if benchmark.commands is not None:
@@ -194,7 +181,7 @@ def test_render_is_deterministic_and_gives_the_golden_prompts(loaded: Loaded) ->
 # -- play and aggregate ------------------------------------------------------------------------------------------
 
 
-def test_play_on_a_non_answer_gives_a_row_that_identifies_itself(loaded: Loaded, registry_env: dict[str, str]) -> None:
+def test_play_on_a_non_answer_gives_a_row_that_identifies_itself(loaded: Loaded, services: dict[str, str]) -> None:
     spec, frozen = loaded.spec, loaded.frozen
     for case in loaded.cases[:CASES_TRIED]:
         conv = ScriptedConversation.always(NON_ANSWER)
@@ -206,7 +193,7 @@ def test_play_on_a_non_answer_gives_a_row_that_identifies_itself(loaded: Loaded,
 
 
 def test_a_failing_model_call_is_an_error_row_never_a_verdict_on_the_model(
-    loaded: Loaded, registry_env: dict[str, str]
+    loaded: Loaded, services: dict[str, str]
 ) -> None:
     spec, frozen = loaded.spec, loaded.frozen
     case = loaded.cases[0]
@@ -215,7 +202,7 @@ def test_a_failing_model_call_is_an_error_row_never_a_verdict_on_the_model(
     assert row["verdict"] == "error" and row["error_kind"] == "model_call"
 
 
-def test_aggregate_counts_error_rows_and_gives_a_json_headline(loaded: Loaded, registry_env: dict[str, str]) -> None:
+def test_aggregate_counts_error_rows_and_gives_a_json_headline(loaded: Loaded, services: dict[str, str]) -> None:
     spec, frozen = loaded.spec, loaded.frozen
     cases = loaded.cases[:CASES_TRIED]
     played = [_play(spec, frozen, case, ScriptedConversation.always(NON_ANSWER)) for case in cases]
@@ -241,7 +228,6 @@ def test_the_task_file_runs_under_kbench_and_rescores_verified(
     spec: ProtocolSpec,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-    registry_env: dict[str, str],
     require_benchmark_data: Callable[[str], None],
 ) -> None:
     pytest.importorskip("kaggle_benchmarks")
@@ -249,11 +235,11 @@ def test_the_task_file_runs_under_kbench_and_rescores_verified(
     from support.hosted import run_like_kaggle
 
     task = ROOT / spec.task_path
-    options = {"HALLUBENCH_RUN_OPTIONS": json.dumps(_loopback_options(spec, registry_env))}
-    run_like_kaggle(
-        task, tmp_path, lambda messages: NON_ANSWER, env={"HALLUBENCH_LIMIT": "2", **registry_env, **options}
-    )
-    report = tmp_path / "report.json"
-    assert main(["rescore", str(tmp_path), "--task", str(task), "--json", str(report), "--quiet"]) == 0
+    with environment(REGISTRY, spec) as env:
+        for name, value in env.items():  # the rescore asks the same services again
+            monkeypatch.setenv(name, value)
+        run_like_kaggle(task, tmp_path, lambda messages: NON_ANSWER, env={"HALLUBENCH_LIMIT": "2", **env})
+        report = tmp_path / "report.json"
+        assert main(["rescore", str(tmp_path), "--task", str(task), "--json", str(report), "--quiet"]) == 0
     (summary,) = json.loads(report.read_text())["summary"]
     assert summary["rows"] == summary["prompts_verified"] == summary["scores_agree"] == 2

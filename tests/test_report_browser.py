@@ -27,7 +27,7 @@ import pytest
 from test_tasks_e2e import MAZE_REPLY, PACKAGES_REPLY, _environment, _misled_reply
 
 from hallubench.tooling.cli import main
-from hallubench.tooling.maze import glossary
+from hallubench.tooling.hallumaze import glossary
 
 from support.chromium import Chromium, Page, chromium_path
 from support.hosted import run_like_kaggle

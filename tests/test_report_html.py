@@ -18,7 +18,7 @@ import pytest
 from test_rescore import PARENT, _echo, _edit
 
 from hallubench.tooling.cli import main
-from hallubench.tooling.maze import glossary
+from hallubench.tooling.hallumaze import glossary
 from hallubench.tooling.report_html import render_page
 from hallubench.tooling.report_html.verification import marked_window
 
@@ -250,9 +250,9 @@ class Tables(HTMLParser):
 @pytest.fixture(scope="module")
 def maze_result() -> tuple[dict[str, Any], str]:
     """A rescore result of hallumaze made of simulated rows (a random walk named as a model): fast, no model."""
-    from hallubench.maze.cases import make_case
-    from hallubench.tooling.maze.baselines import baseline_rows
-    from hallubench.tooling.maze.report import rescore_report
+    from hallubench.hallumaze.cases import make_case
+    from hallubench.tooling.hallumaze.baselines import baseline_rows
+    from hallubench.tooling.hallumaze.report import rescore_report
 
     cases = [make_case(5, 0, mirage=True), make_case(5, 0, mirage=False), make_case(5, 1, mirage=True)]
     rows = baseline_rows(cases, agents=("random_walk",))["baseline:random_walk"]

@@ -60,7 +60,8 @@ def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "shared" / "optdemo").mkdir()
     (root / "shared" / "optdemo" / "__init__.py").write_text('"""Run-option demo."""\n', encoding="utf-8")
     shutil.copyfile(DATA / "options_task_v1.py", root / "shared" / "optdemo" / "task_v1.py")
-    (root / "shared" / "tooling" / "benchmarks" / "optdemo.py").write_text(DECLARATION, encoding="utf-8")
+    (root / "shared" / "tooling" / "optdemo").mkdir()
+    (root / "shared" / "tooling" / "optdemo" / "benchmark.py").write_text(DECLARATION, encoding="utf-8")
     cases = root / "frozen_cases" / "optdemo" / "v1"
     cases.mkdir(parents=True)
     (cases / "cases.json").write_text(json.dumps(CASES), encoding="utf-8")

@@ -48,7 +48,8 @@ def test_new_writes_only_its_own_files_and_the_result_builds(
             f"shared/{PACKAGE}/__init__.py",
             f"shared/{PACKAGE}/cases.py",
             f"shared/{PACKAGE}/task_v1.py",
-            f"shared/tooling/benchmarks/{PACKAGE}.py",
+            f"shared/tooling/{PACKAGE}/__init__.py",
+            f"shared/tooling/{PACKAGE}/benchmark.py",
             f"tests/{PACKAGE}/test_{PACKAGE}_v1.py",
         ]
     )

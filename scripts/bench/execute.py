@@ -35,10 +35,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from hallubench.misled.conditions import solution_file
-from hallubench.misled.data import Problem, load_problems
-from hallubench.misled.verdicts import VERSIONS, FileClassification, classify_pair
-from hallubench.tooling.misled.jailed import classify
+from hallubench.misled_tests.conditions import solution_file
+from hallubench.misled_tests.data import Problem, load_problems
+from hallubench.misled_tests.verdicts import VERSIONS, FileClassification, classify_pair
+from hallubench.tooling.misled_tests.jailed import classify
 
 # Buggy versions that loop until the 10 s item limit (Python/76: 11 of its 16 split asserts, 110 s a row,
 # which alone would decide any timing of more than 76 problems).

@@ -21,8 +21,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from hallubench.packages.extract_answer import extract_answer
-from hallubench.packages.install_lines import install_references
+from hallubench.hallucinated_packages.extract_answer import extract_answer
+from hallubench.hallucinated_packages.install_lines import install_references
 from hallubench.tooling.taskfile.reader import FrozenProtocol, read_task_file
 
 ROOT = Path(__file__).resolve().parents[2]

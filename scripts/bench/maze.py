@@ -26,17 +26,17 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from hallubench.maze import task_v3
-from hallubench.maze.cases import make_case
-from hallubench.maze.encode import encode_maze
-from hallubench.maze.generate import generate_dfs
-from hallubench.maze.grid import Cell, Maze, step
-from hallubench.maze.lures import lure_slots, place_lures
-from hallubench.maze.prompt import single_prompt
-from hallubench.maze.score import score_reply
-from hallubench.maze.solve import solve
-from hallubench.maze.trial import load_trial
-from hallubench.tooling.maze.baselines import transcript
+from hallubench.hallumaze import task_v3
+from hallubench.hallumaze.cases import make_case
+from hallubench.hallumaze.encode import encode_maze
+from hallubench.hallumaze.generate import generate_dfs
+from hallubench.hallumaze.grid import Cell, Maze, step
+from hallubench.hallumaze.lures import lure_slots, place_lures
+from hallubench.hallumaze.prompt import single_prompt
+from hallubench.hallumaze.score import score_reply
+from hallubench.hallumaze.solve import solve
+from hallubench.hallumaze.trial import load_trial
+from hallubench.tooling.hallumaze.baselines import transcript
 
 SIZES = (11, 21, 51, 101, 201)
 CELLS = 201 * 201

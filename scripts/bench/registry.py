@@ -33,14 +33,14 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))  # support.loopback, the fakes' server
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "packages"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "hallucinated_packages"))
 
 from registry_server import FakeRegistry, settings_for
 
-from hallubench.packages.distmap import DistCandidate
-from hallubench.packages.pysymbols import check_python_symbol
-from hallubench.packages.registry import RegistryClient
-from hallubench.packages.settings import RegistrySettings
+from hallubench.hallucinated_packages.distmap import DistCandidate
+from hallubench.hallucinated_packages.pysymbols import check_python_symbol
+from hallubench.hallucinated_packages.registry import RegistryClient
+from hallubench.hallucinated_packages.settings import RegistrySettings
 
 
 async def concurrent_run(settings: RegistrySettings, names: list[str]) -> float:

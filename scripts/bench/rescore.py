@@ -80,8 +80,8 @@ def make_runs(folder: Path, rows: int, per_file: int, path: Path) -> int:
     """Write `rows` row subruns of the task file at `path` into parent run files; return the number of files."""
     task = read_task_file(path)
     with FrozenProtocol(task) as frozen:
-        from hallubench.maze import trial as trial_module
-        from hallubench.tooling.maze import baselines
+        from hallubench.hallumaze import trial as trial_module
+        from hallubench.tooling.hallumaze import baselines
 
         made = 0
         files = 0
@@ -172,7 +172,7 @@ def time_rescore(task: TaskFile, paths: list[Path]) -> RescoreTiming:
 
 def time_report(task: TaskFile, report: RescoreReport, cache: Path) -> float:
     """CPU seconds of the benchmark report `hallubench rescore` prints (baselines from the cache folder `cache`)."""
-    from hallubench.tooling.maze.report import rescore_report
+    from hallubench.tooling.hallumaze.report import rescore_report
 
     os.environ["HALLUBENCH_CACHE_DIR"] = str(cache)
     rows = {model: [row.local_row for row in summary.rows] for model, summary in report.models.items()}

@@ -90,15 +90,19 @@ def embedded_sources(root: Path, spec: ProtocolSpec) -> dict[str, str]:
 def drifted_modules(root: Path, spec: ProtocolSpec) -> list[str]:
     """Embedded modules of a frozen task file that `shared/` has changed, added or removed since.
 
-    The frozen file keeps its code; these changes reach hosted runs only in a new version.
+    The frozen file keeps its code; these changes reach hosted runs only in a new version. Paths
+    are today's: a version frozen before its package folder was renamed is compared module by
+    module with the renamed folder (`ProtocolSpec.path_today`).
     """
-    frozen = read_task_file(root / spec.task_path).modules
+    frozen = {spec.path_today(path): text for path, text in read_task_file(root / spec.task_path).modules.items()}
     current = embedded_sources(root, spec)
     return sorted(path for path in frozen.keys() | current.keys() if frozen.get(path) != current.get(path))
 
 
 def build_protocol(root: Path, spec: ProtocolSpec) -> BuiltProtocol:
     """Render every file of one protocol version in memory."""
+    if spec.frozen_entry is not None:
+        raise ValueError(f"{spec.protocol_id}: frozen_entry describes a frozen task file; a version to build has none")
     sources = embedded_sources(root, spec)
     if spec.cases_factory:
         cases = _call_factory(root, spec.cases_factory)

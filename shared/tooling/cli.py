@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from .specs import installed_registry, load_hook
+from .specs import HookError, installed_registry, load_hook
 
 # The commands every checkout has; each benchmark adds its own group through its declared `commands` hook.
 GENERIC_COMMANDS = ("new", "build", "freeze", "run", "rescore", "report", "push", "check")
@@ -46,7 +46,11 @@ EXIT_INTERNAL_ERROR = 70  # EX_SOFTWARE: a bug in hallubench, not a problem of t
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
     _unencodable_text_escaped()
-    parser = make_parser()
+    try:
+        parser = make_parser()
+    except HookError as error:  # a benchmark's declared command group that does not import: named, no traceback
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
     if handler is None:

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from .specs import DECLARATIONS, Registry
+from .specs import DECLARATION, Registry
 
 NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 
@@ -25,19 +25,26 @@ class ScaffoldError(Exception):
 @dataclass(frozen=True)
 class Scaffold:
     name: str  # the benchmark's one name: protocol ids, task files, the command group
-    package: str  # its folder under shared/ (the name as a Python identifier)
+    package: str  # its folders' name: the name with hyphens turned into underscores
+
+    @property
+    def folders(self) -> tuple[PurePosixPath, ...]:
+        """The benchmark's own folders, and nothing else: everything `new` writes is inside them."""
+        shared = PurePosixPath("shared")
+        return (shared / self.package, shared / "tooling" / self.package, PurePosixPath("tests") / self.package)
 
     @property
     def files(self) -> dict[PurePosixPath, str]:
         """Every file `new` writes, by path from the repository root."""
-        shared = PurePosixPath("shared")
+        code, tooling, tests = self.folders
         return {
-            shared / self.package / "__init__.py": f'"""{self.name}: its embeddable modules (see README.md here)."""\n',
-            shared / self.package / "cases.py": _CASES,
-            shared / self.package / "task_v1.py": _ENTRY.format(name=self.name),
-            shared / self.package / "README.md": _README.format(name=self.name, package=self.package),
-            shared / DECLARATIONS / f"{self.package}.py": _DECLARATION.format(name=self.name, package=self.package),
-            PurePosixPath("tests") / self.package / f"test_{self.package}_v1.py": _TESTS.format(package=self.package),
+            code / "__init__.py": f'"""{self.name}: its embeddable modules (see README.md here)."""\n',
+            code / "cases.py": _CASES,
+            code / "task_v1.py": _ENTRY.format(name=self.name),
+            code / "README.md": _README.format(name=self.name, package=self.package),
+            tooling / "__init__.py": f'"""{self.name}: its tooling (never embedded); `benchmark.py` declares it."""\n',
+            tooling / DECLARATION: _DECLARATION.format(name=self.name, package=self.package),
+            tests / f"test_{self.package}_v1.py": _TESTS.format(package=self.package),
         }
 
 
@@ -50,9 +57,10 @@ def plan(name: str, registry: Registry, taken_commands: set[str], root: Path) ->
         raise ScaffoldError(f"{name!r} is already a benchmark or a command")
     if any(scaffold.package == b.package for b in registry.benchmarks):
         raise ScaffoldError(f"shared/{scaffold.package}/ already belongs to another benchmark")
-    existing = [str(path) for path in scaffold.files if (root / path).exists()]
-    if existing or (root / "shared" / scaffold.package).exists():
-        raise ScaffoldError(f"refusing to overwrite: {', '.join(existing) or f'shared/{scaffold.package}/'}")
+    # A folder or a module of that name (shared/stats.py, shared/tooling/jail/) would be shadowed or mixed into.
+    taken = [shown for path in scaffold.folders for shown in (f"{path}/", f"{path}.py") if (root / shown).exists()]
+    if taken:
+        raise ScaffoldError(f"refusing to overwrite: {', '.join(taken)} already exists")
     return scaffold
 
 
@@ -163,8 +171,12 @@ Written by `hallubench new {name}`: a trivial but real protocol (sums of two num
 |---|---|---|
 | `shared/{package}/task_v1.py` | the entry module: `render`, `play`, `aggregate` | yes |
 | `shared/{package}/cases.py` | `v1_cases()`, frozen into `frozen_cases/{name}/v1/cases.json` by `build` | yes |
-| `shared/tooling/benchmarks/{package}.py` | the declaration: name, package, versions, hooks | no (tooling) |
+| `shared/tooling/{package}/benchmark.py` | the declaration: name, package, versions, hooks | no (tooling) |
 | `tests/{package}/test_{package}_v1.py` | the protocol's own tests | no |
+
+Everything of this benchmark lives in `shared/{package}/`, `shared/tooling/{package}/` (its declaration
+and whatever tooling it declares as hooks: commands, report, page view, change explanations) and
+`tests/{package}/` (with `services.py` when its runs need services such as a loopback registry).
 
 Next:
 

@@ -2,10 +2,16 @@
 
 A **benchmark** has one name (`hallumaze`), from which its protocol ids (`hallumaze/v2`), task
 files (`tasks/hallumaze_v2.py`), Kaggle task names (`hallumaze-v2`) and its command group
-(`hallubench hallumaze ...`) derive. Its embeddable modules live in one folder of `shared/`, its
-`package` (`maze`, recorded explicitly; `cli_aliases` keep the short command names users know).
-Each benchmark is declared by a module of `shared/tooling/benchmarks/`, whose `BENCHMARKS` tuple
-registers it: adding a benchmark adds one such file (`hallubench new NAME` writes it).
+(`hallubench hallumaze ...`) derive. Its `package` is the name with hyphens turned into underscores
+(`hallumaze`, `hallucinated_packages`), and a benchmark is its folders: `shared/<package>/` (its
+embeddable modules), `shared/tooling/<package>/` (its tooling: declaration, commands, reports, page
+view, change explanations; never embedded) and `tests/<package>/`. `cli_aliases` keep the short
+command names users know (`maze`).
+
+Discovery is explicit and by one file name: a benchmark is declared by
+`shared/tooling/<package>/benchmark.py`, whose `BENCHMARKS` tuple registers it (`hallubench new
+NAME` writes one). Nothing else in `shared/tooling/` is searched, and a declaration imports nothing
+but this module (`from ..specs import ...`), so a checkout's registry loads without its tooling.
 
 A **protocol version** is an entry module in the benchmark's package plus its cases. The entry
 module, and every module it imports, is embedded byte-exact into the task file, so it follows the
@@ -64,13 +70,12 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import pkgutil
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-DECLARATIONS = PurePosixPath("tooling") / "benchmarks"  # under shared/: one module per benchmark
+DECLARATION = "benchmark.py"  # shared/tooling/<package>/benchmark.py declares a benchmark (see the docstring)
 
 
 @dataclass(frozen=True)
@@ -92,6 +97,7 @@ class ProtocolSpec:
     title: str
     description: str
     cases_factory: str | None = None
+    frozen_entry: str | None = None  # the entry's path inside the frozen task file, where the folder was renamed since
     n_jobs: int = 1
     preflight: bool = False
     comparable: bool = False
@@ -133,6 +139,23 @@ class ProtocolSpec:
 
     def option_defaults(self) -> dict[str, str]:
         return {option.name: option.default for option in self.run_options}
+
+    @property
+    def embedded_entry(self) -> str:
+        """The entry's path as the task file embeds it (`maze/task_v3.py` for a version frozen before the rename)."""
+        return self.frozen_entry or self.entry
+
+    def path_today(self, embedded: str) -> str:
+        """The path under `shared/` today of a module the task file embeds as `embedded`.
+
+        A version frozen before its package folder was renamed embeds its modules under the old
+        folder (`maze/score.py`); its `frozen_entry` names that folder, and they map to the new one
+        (`hallumaze/score.py`). Every other path is the same in both.
+        """
+        if self.frozen_entry is None:
+            return embedded
+        old, new = self.frozen_entry.split("/", 1)[0], self.entry.split("/", 1)[0]
+        return new + embedded[len(old) :] if embedded.startswith(f"{old}/") else embedded
 
 
 @dataclass(frozen=True)
@@ -206,13 +229,16 @@ def matching(protocols: Iterable[ProtocolSpec], name: str) -> list[ProtocolSpec]
     return sorted(matches, key=lambda spec: spec.version)
 
 
+def declaration_folders(tooling: Path) -> list[str]:
+    """The folders of `tooling` (a `shared/tooling/`) that hold a declaration, `<package>/benchmark.py`, sorted."""
+    return sorted(path.parent.name for path in tooling.glob(f"*/{DECLARATION}") if path.is_file())
+
+
 def installed_registry() -> Registry:
     """The benchmarks this installed package declares."""
-    from . import benchmarks
-
     declared: list[Benchmark] = []
-    for info in sorted(pkgutil.iter_modules(benchmarks.__path__), key=lambda info: info.name):
-        module = importlib.import_module(f"{benchmarks.__name__}.{info.name}")
+    for folder in declaration_folders(Path(__file__).resolve().parent):
+        module = importlib.import_module(f"{__package__}.{folder}.{DECLARATION.removesuffix('.py')}")
         declared.extend(module.BENCHMARKS)
     return Registry(tuple(sorted(declared, key=lambda b: b.name)))
 
@@ -225,16 +251,16 @@ def load_registry(root: Path) -> Registry:
     """
     from ..embedding import EmbeddedModules
 
-    shared = root / "shared"
-    folder = shared / DECLARATIONS
-    sources = {"specs.py": (shared / "tooling" / "specs.py").read_text(encoding="utf-8")}
-    names = sorted(p.stem for p in folder.glob("*.py") if p.stem != "__init__") if folder.is_dir() else []
-    sources["benchmarks/__init__.py"] = ""
-    for name in names:
-        sources[f"benchmarks/{name}.py"] = (folder / f"{name}.py").read_text(encoding="utf-8")
+    tooling = root / "shared" / "tooling"
+    sources = {"specs.py": (tooling / "specs.py").read_text(encoding="utf-8")}
+    folders = declaration_folders(tooling)
+    for folder in folders:
+        sources[f"{folder}/__init__.py"] = ""  # the declaration alone: the folder's tooling is not loaded
+        sources[f"{folder}/{DECLARATION}"] = (tooling / folder / DECLARATION).read_text(encoding="utf-8")
     finder = EmbeddedModules(f"_hallubench_registry_{abs(hash(str(root)))}", sources)
+    module = DECLARATION.removesuffix(".py")
     try:
-        declared = [_adopt(b) for name in names for b in finder.load(f"benchmarks.{name}").BENCHMARKS]
+        declared = [_adopt(b) for folder in folders for b in finder.load(f"{folder}.{module}").BENCHMARKS]
     finally:
         finder.uninstall()
     return Registry(tuple(sorted(declared, key=lambda b: b.name)))

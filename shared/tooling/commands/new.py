@@ -10,8 +10,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "new",
         help="scaffold a new benchmark: entry module, cases, declaration, README stub and tests",
-        description="Write shared/<package>/ (entry module task_v1.py, cases.py, README.md), its declaration in "
-        "shared/tooling/benchmarks/ and tests/<package>/: a trivial but real protocol (sums of two numbers) "
+        description="Write the benchmark's three folders, named by its package (the name with hyphens turned into "
+        "underscores): shared/<package>/ (entry module task_v1.py, cases.py, README.md), shared/tooling/<package>/ "
+        "(its declaration, benchmark.py) and tests/<package>/: a trivial but real protocol (sums of two numbers) "
         "that `hallubench build NAME`, `run NAME` and `rescore` take as written. Nothing is overwritten.",
     )
     parser.add_argument("name", help="the benchmark's name: lower-case words joined by hyphens, e.g. demo-bench")

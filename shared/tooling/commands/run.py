@@ -311,7 +311,7 @@ def _unreachable_services(task_file: Path, options: Mapping[str, str]) -> str | 
 
 def _data_files() -> tuple[str, ...]:
     """Files a task file reads by path that the jail must show (HumanEvalPack, for misled-tests' `prepare`)."""
-    from ...misled.data import ENV_VAR, default_cache_path
+    from ...misled_tests.data import ENV_VAR, default_cache_path
 
     return tuple(path for path in (os.environ.get(ENV_VAR, ""), str(default_cache_path())) if path)
 

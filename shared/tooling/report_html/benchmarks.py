@@ -103,7 +103,7 @@ def page_glossary(benchmark: str, data: Mapping[str, Any]) -> tuple[dict[str, st
     """The benchmark's metric names with their explanations, and the pattern that finds them in a text."""
     if benchmark != "hallumaze":
         return {}, None
-    from ..maze import glossary
+    from ..hallumaze import glossary
 
     return glossary.titles(glossary_protocol(data)), glossary.WORD
 

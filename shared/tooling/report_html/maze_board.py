@@ -1,9 +1,9 @@
 """The hallumaze leaderboard on the page: the very table `rescore` prints, plus its bars, legend and comparisons.
 
-The columns and every cell's text come from `hallubench.tooling.maze.report.display_table`, the
+The columns and every cell's text come from `hallubench.tooling.hallumaze.report.display_table`, the
 function the text and Markdown reports use, applied to the same `table` of the JSON result, so
 the page and the terminal cannot disagree on a column or a value. Each metric name is explained
-by `hallubench.tooling.maze.glossary` (in an `<abbr>` and in the legend under the table), and a
+by `hallubench.tooling.hallumaze.glossary` (in an `<abbr>` and in the legend under the table), and a
 paired comparison without enough pairs says why in one line, in the text report's words.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..maze import glossary
-from ..maze.report import (
+from ..hallumaze import glossary
+from ..hallumaze.report import (
     COMPARISONS,
     comparison_gap,
     diff_text,
@@ -22,7 +22,7 @@ from ..maze.report import (
     legend_labels,
     table_note,
 )
-from ..maze.report import metric_label as label_of
+from ..hallumaze.report import metric_label as label_of
 from .board import axis_of, group_letters, interval_bar, separability_html
 from .markup import abbr, abbreviate, esc
 

@@ -1,7 +1,7 @@
 """The maze layer of every hallumaze case on the page, drawn once per maze, so each row's walk can go on top.
 
 A row keeps its condition (size, seed, mirage) and its walk, never the maze: the maze is rebuilt
-from the seed (deterministic) and drawn by `hallubench.tooling.maze.draw.maze_layer`; the page's script
+from the seed (deterministic) and drawn by `hallubench.tooling.hallumaze.draw.maze_layer`; the page's script
 draws the walk, wall crossings, teleports and backtracks over it in the same coordinates.
 """
 
@@ -15,8 +15,8 @@ from .rowset import PageRow
 
 def maze_layers(rows: Sequence[PageRow]) -> tuple[dict[str, dict[str, Any]], dict[int, str]]:
     """(layer per maze key, maze key per row index); rows whose condition names no valid maze get none."""
-    from ...maze.trial import load_trial
-    from ..maze.draw import maze_layer
+    from ...hallumaze.trial import load_trial
+    from ..hallumaze.draw import maze_layer
 
     layers: dict[str, dict[str, Any]] = {}
     keys: dict[int, str] = {}
@@ -37,6 +37,6 @@ def maze_layers(rows: Sequence[PageRow]) -> tuple[dict[str, dict[str, Any]], dic
 
 
 def legend() -> list[list[str]]:
-    from ..maze.draw import LEGEND
+    from ..hallumaze.draw import LEGEND
 
     return [list(item) for item in LEGEND]

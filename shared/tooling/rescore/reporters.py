@@ -1,7 +1,7 @@
 """Benchmark-specific report sections for `hallubench rescore`: the `report` hook a benchmark declares.
 
 The verified, re-scored rows are passed to the benchmark's own tooling (its `Benchmark.report`,
-e.g. `hallubench.tooling.maze.report:rescore_report`): the per-model table with intervals and
+e.g. `hallubench.tooling.hallumaze.report:rescore_report`): the per-model table with intervals and
 baselines for hallumaze, the condition table and paired comparisons for misled-tests, the three
 rates for hallucinated-packages. These are installed tooling, not the frozen scorer: the rows
 they receive were re-scored by the frozen one. A declared report that does not import is an

@@ -1,0 +1,192 @@
+"""Reading misled-tests rows and printing the condition table and the primary comparisons.
+
+`hallubench misled report` and the lead's `hallubench rescore` share these functions:
+`rows_from_paths` (row JSON/JSONL files, or kbench `*.run.json` files whose results carry
+the row dicts), `group_by_model`, `build_report(rows)` (a JSON-able dict: the aggregate of
+`task_v1.aggregate` plus counts) and `format_report(report)` (terminal text).
+Tooling: never embedded.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ...misled_tests.conditions import CONDITIONS, DESCRIPTIONS
+from ...misled_tests.metrics import PRIMARY, aggregate_rows
+from ..csv_cells import cells
+
+
+class ReportInputError(Exception):
+    """A file given to the report is not rows or a run file."""
+
+
+def _is_row(value: Any) -> bool:
+    return isinstance(value, dict) and "condition" in value and "verdict" in value and "problem" in value
+
+
+def _rows_in_run_file(path: Path) -> list[dict[str, Any]]:
+    from ..kaggle_runs import DictResult, iter_runs, load_run
+
+    loaded = load_run(path)
+    rows: list[dict[str, Any]] = []
+    for run in iter_runs(loaded.run):
+        for result in run.results:
+            if isinstance(result, DictResult) and _is_row(result.value):
+                row = dict(result.value)
+                row.setdefault("model", run.model_slug or loaded.run.model_slug or "unknown")
+                rows.append(row)
+    return rows
+
+
+def rows_from_paths(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
+    """All misled rows in the files (JSON list, {"rows": [...]}, JSONL, or *.run.json)."""
+    rows: list[dict[str, Any]] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.name.endswith(".run.json"):
+            rows.extend(_rows_in_run_file(path))
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ReportInputError(f"cannot read {path}: {exc}") from exc
+        try:
+            value: Any = json.loads(text)
+            candidates = value.get("rows", []) if isinstance(value, dict) else value
+        except json.JSONDecodeError:
+            try:
+                candidates = [json.loads(line) for line in text.splitlines() if line.strip()]
+            except json.JSONDecodeError as exc:
+                raise ReportInputError(f"{path}: neither JSON nor JSON lines: {exc}") from exc
+        found = [row for row in candidates if _is_row(row)] if isinstance(candidates, list) else []
+        if not found:
+            raise ReportInputError(f"{path}: no misled-tests rows in it")
+        rows.extend(found)
+    return rows
+
+
+def group_by_model(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Rows per model (field `model`, else one group) and thinking variant, since each is its own run."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        key = f"{row.get('model', 'model')} (thinking {row.get('thinking', '?')})"
+        groups.setdefault(key, []).append(row)
+    return groups
+
+
+def build_report(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The report for every model in `rows`: the aggregate (table + comparisons) per group."""
+    return {
+        "models": {name: aggregate_rows(group) for name, group in sorted(group_by_model(rows).items())},
+        "primary_comparisons": [f"{measure}: {a} vs {b}" for measure, a, b in PRIMARY],
+    }
+
+
+def _pct(value: float) -> str:
+    return "   n/a" if math.isnan(value) else f"{100 * value:5.1f}%"
+
+
+def format_report(report: dict[str, Any]) -> str:
+    """Terminal text: one condition table and the four comparisons per model."""
+    out: list[str] = []
+    for name, aggregate in report["models"].items():
+        metrics = aggregate["metrics"]
+        out.append(f"== {name}: {metrics['rows']} rows, {metrics['harness_errors']} harness errors")
+        out.append(
+            f"{'condition':<22}{'problems':>9}{'unusable':>9}{'tests':>7}{'misled':>13}{'effective':>14}"
+            f"{'>=1 eff.':>10}{'>=1 misl.':>10}"
+        )
+        for line in metrics["conditions"]:
+            unusable = sum(line["unusable"].values())
+            out.append(
+                f"{line['condition']:<22}{line['problems']:>9}{unusable:>9}{line['n_tests']:>7}"
+                f"{line['misled']:>6} {_pct(line['misled_rate'])}{line['effective']:>7} {_pct(line['effective_rate'])}"
+                f"{line['problems_with_effective']:>10}{line['problems_with_misled']:>10}"
+            )
+        out.append("rates: per test (Σ class / Σ tests); >=1: problems with at least one such test")
+        out.append("primary comparisons (paired problem bootstrap, 10,000 resamples, 98.75%, seed 0):")
+        for comparison in metrics["comparisons"]:
+            per_test = comparison["per_test"]
+            out.append(
+                f"  {comparison['measure']:<9} {comparison['a']} - {comparison['b']}: "
+                f"{_pct(per_test['diff'])} [{_pct(per_test['low'])}, {_pct(per_test['high'])}] "
+                f"over {per_test['n_problems']} problems -> {comparison['verdict']}"
+            )
+        out.append(f"reference conditions (no verdicts): {', '.join(metrics['reference_conditions'])}")
+        out.append("")
+    out.append("conditions: " + "; ".join(f"{c}: {DESCRIPTIONS[c]}" for c in CONDITIONS))
+    return "\n".join(out)
+
+
+def separability(report: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The headline (misled share of tests, buggy code shown) per model, paired over shared problems, and groups."""
+    from ...misled_tests.conditions import BUGGY_CODE
+    from ..leaderboard import Entry, leaderboard, units_from
+
+    entries = []
+    for name, group in group_by_model(rows).items():
+        if name not in report["models"]:
+            continue
+        buggy = [r for r in group if r.get("condition") == BUGGY_CODE]
+        scored = [r for r in buggy if r.get("verdict") in ("pass", "fail") and isinstance(r.get("scores"), dict)]
+        units = units_from(
+            (str(r["problem"]), r["scores"].get("misled", 0) or 0, r["scores"].get("n_tests", 0) or 0) for r in scored
+        )
+        counts = {"tests": int(sum(d for _, d in units.values())), "problems": len(units)}
+        counts["harness errors"] = len(buggy) - len(scored)
+        entries.append(Entry(name, "model", units, counts))
+    return leaderboard(
+        "misled tests / all tests, buggy code shown", entries, higher_is_better=False, unit_name="problem"
+    )
+
+
+def rescore_report(rows_by_model: Mapping[str, Sequence[dict[str, Any]]]) -> dict[str, Any]:
+    """`hallubench rescore`'s misled-tests section: the condition table and comparisons per model."""
+    rows = [{**row, "model": model} for model, group in rows_by_model.items() for row in group]
+    report = build_report(rows)
+    report["leaderboard"] = separability(report, rows)
+    text = format_report(report)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(
+        [
+            "model",
+            "condition",
+            "problems",
+            "tests",
+            "misled",
+            "misled_rate",
+            "effective",
+            "effective_rate",
+            "problems_with_effective",
+            "problems_with_misled",
+            "unusable",
+        ]
+    )
+    for name, aggregate in report["models"].items():
+        for line in aggregate["metrics"]["conditions"]:
+            writer.writerow(
+                cells(
+                    [
+                        name,
+                        line["condition"],
+                        line["problems"],
+                        line["n_tests"],
+                        line["misled"],
+                        line["misled_rate"],
+                        line["effective"],
+                        line["effective_rate"],
+                        line["problems_with_effective"],
+                        line["problems_with_misled"],
+                        sum(line["unusable"].values()),
+                    ]
+                )
+            )
+    markdown = "## misled-tests\n\n```\n" + text + "\n```\n"
+    return {"text": text + "\n", "markdown": markdown, "json": report, "csv": buffer.getvalue()}
