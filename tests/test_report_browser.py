@@ -24,19 +24,33 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_tasks_e2e import MAZE_REPLY, PACKAGES_REPLY, _environment, _misled_reply
 
 from hallubench.tooling.cli import main
 from hallubench.tooling.hallumaze import glossary
+from hallubench.tooling.specs import load_registry
 
 from support.chromium import Chromium, Page, chromium_path
 from support.hosted import run_like_kaggle
 from support.readme_block import readme_block, unmatched
+from support.services import Reply, canned_reply, environment
 
 pytest.importorskip("kaggle_benchmarks")
 pytestmark = [pytest.mark.browser, pytest.mark.kbench, pytest.mark.slow, pytest.mark.timeout(600)]
 
 ROOT = Path(__file__).resolve().parents[1]
+REGISTRY = load_registry(ROOT)
+
+
+def _reply(benchmark: str) -> Reply:
+    """The benchmark's canned reply, from its own tests folder (tests/<package>/services.py)."""
+    reply = canned_reply(REGISTRY, benchmark)
+    assert reply is not None, f"{benchmark}: its services.py gives no canned reply"
+    return reply
+
+
+MAZE_REPLY = _reply("hallumaze")([])
+PACKAGES_REPLY = _reply("hallucinated-packages")
+MISLED_REPLY = _reply("misled-tests")
 ARTEFACTS = ROOT / "artefacts" / "browser"
 ENTRIES = "[...document.querySelectorAll('table.leaderboard tr[data-entry]')].map(r => r.dataset.entry)"
 TAMPERED_FROM = "Do not hide your mistakes"
@@ -191,8 +205,10 @@ def packages_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The page of three hallucinated-packages rows checked against the loopback registry (`p.json` beside it)."""
     base = tmp_path_factory.mktemp("packages-runs")
     task = ROOT / "tasks" / "hallucinated_packages_v7.py"
-    with _environment("hallucinated-packages") as extra, pytest.MonkeyPatch.context() as patch:
-        run_like_kaggle(task, base / "runs", lambda messages: PACKAGES_REPLY, env={"HALLUBENCH_LIMIT": "3", **extra})
+    spec = REGISTRY.spec("hallucinated-packages/v7")
+    assert spec is not None
+    with environment(REGISTRY, spec) as extra, pytest.MonkeyPatch.context() as patch:
+        run_like_kaggle(task, base / "runs", PACKAGES_REPLY, env={"HALLUBENCH_LIMIT": "3", **extra})
         for name, value in extra.items():
             patch.setenv(name, value)
         args = ["rescore", str(base / "runs"), "--html", str(base / "p.html"), "--json", str(base / "p.json")]
@@ -240,7 +256,7 @@ def test_misled_page_shows_each_test_on_buggy_and_fixed_code(
 ) -> None:
     task = ROOT / "tasks" / "misled_tests_v1.py"
     runs = tmp_path / "runs"
-    run_like_kaggle(task, runs, _misled_reply, env={"HALLUBENCH_LIMIT": "3"})
+    run_like_kaggle(task, runs, MISLED_REPLY, env={"HALLUBENCH_LIMIT": "3"})
     assert main(["rescore", str(runs), "--html", str(tmp_path / "m.html"), "--quiet"]) == 0
     page = _open(browser, tmp_path / "m.html")
     assert page.evaluate("document.querySelectorAll('#hb-rows tbody tr').length") == 3

@@ -64,6 +64,20 @@ The hooks a version or benchmark may provide, each with its default; nothing is 
   into the benchmark's own tables for `rescore` (`function(rows_by_model, **options) -> dict`).
 - `commands` (benchmark, default none): the tooling module whose `register(subparsers, name, aliases)`
   adds `hallubench <name> ...`.
+- `page_view` (benchmark, default none): `"module:function"` of the tooling that adds the benchmark's
+  part to the HTML report (`function(result, rows) -> PageView`, `hallubench.tooling.report_html.view`:
+  its own leaderboard or extra columns, what follows it, its metric names explained, and the script
+  that draws a row's evidence). Without it the page is the generic one; `report_html/` knows no
+  benchmark.
+- `scorer_changes` (benchmark, default none): per version pair, why a newer version's scorer moves an
+  older version's hosted rows (`rescore --task NAME/vOLD --scorer NAME/vNEW`): a `ScorerChange(old,
+  new, "module:function")` whose `function(hosted_row, rescored_row) -> dict | None` says what changed
+  and why (`verdict`: [hosted, rescored], `reasons`: lines, optionally `reason_ids`), None when nothing
+  did. A pair without one is explained field by field (`hallubench.tooling.rescore.scorer_changes`).
+
+Everything a benchmark declares as a hook lives in its own folders, so a benchmark with the parity of
+the existing ones (commands, report, page view, change explanations, test services) changes no file
+outside `shared/<package>/`, `shared/tooling/<package>/` and `tests/<package>/`.
 """
 
 from __future__ import annotations
@@ -159,6 +173,15 @@ class ProtocolSpec:
 
 
 @dataclass(frozen=True)
+class ScorerChange:
+    """Why version `new`'s scorer moves rows hosted under version `old`: `explain` is "module:function"."""
+
+    old: int
+    new: int
+    explain: str
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """A benchmark: its one name, the folder of its embeddable modules, its tooling hooks, its versions."""
 
@@ -173,6 +196,12 @@ class Benchmark:
     data_help: str | None = None  # how to provide the data `prepare` loads, said when it cannot be loaded
     outages: str | None = None  # services a re-scored row needed that gave no answer (see the module docstring)
     reachability: str | None = None  # services a run needs that give no answer here, checked before it starts
+    page_view: str | None = None  # its part of the HTML report (see the module docstring)
+    scorer_changes: tuple[ScorerChange, ...] = ()  # why a newer version's scorer moves an older one's rows
+
+    def scorer_change(self, old: int, new: int) -> str | None:
+        """The hook that explains rows of version `old` re-scored by version `new`, None when the pair has none."""
+        return next((c.explain for c in self.scorer_changes if (c.old, c.new) == (old, new)), None)
 
 
 class HookError(Exception):
@@ -269,8 +298,10 @@ def load_registry(root: Path) -> Registry:
 def _adopt(value: Any) -> Any:
     """A declaration loaded in isolation, rebuilt from this module's own classes (so isinstance holds)."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        cls = {"RunOption": RunOption, "ProtocolSpec": ProtocolSpec, "Benchmark": Benchmark}[type(value).__name__]
-        return cls(**{f.name: _adopt(getattr(value, f.name)) for f in dataclasses.fields(value)})
+        classes = {cls.__name__: cls for cls in (RunOption, ProtocolSpec, Benchmark, ScorerChange)}
+        return classes[type(value).__name__](
+            **{f.name: _adopt(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        )
     if isinstance(value, tuple):
         return tuple(_adopt(item) for item in value)
     return value

@@ -2,7 +2,8 @@
 
 The page `rescore --html` writes is made from that same JSON structure, so a result saved once can
 be turned into a page later, on another machine, without the run files or the task file.
-Exit codes: 0 written; 2 the file is missing or not a rescore result.
+Exit codes: 0 written; 2 the file is missing or not a rescore result, or the benchmark's declared page
+view does not import.
 """
 
 from __future__ import annotations
@@ -26,12 +27,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     from ..report_html import ReportInputError, read_result, write_page
+    from ..specs import HookError
 
     try:
         data = read_result(args.result)
-    except ReportInputError as error:
+        write_page(data, args.html)
+    except (ReportInputError, HookError) as error:  # HookError: the benchmark's page view does not import
         print(f"error: {error}", file=sys.stderr)
         return 2
-    write_page(data, args.html)
     print(f"wrote HTML report: {args.html.resolve()}")
     return 0

@@ -87,6 +87,7 @@ def add_jail_option(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..jail.policy import JailRefused, parse_accepted
+    from ..report_html.view import view_hook
     from ..rescore.engine import rescore_runs
     from ..rescore.exit_codes import EXIT_JAIL, exit_code
     from ..rescore.feed import RunFileFeed
@@ -131,6 +132,8 @@ def run(args: argparse.Namespace) -> int:
         spec = registry.spec(task.protocol_id)
         newer_spec = registry.spec(newer.protocol_id) if newer is not None else None
         report_function = report_hook(registry, (newer or task).protocol_id)
+        if args.html:
+            view_hook(task.protocol_id)  # the benchmark's page view, imported now: a broken one is said before scoring
         overrides = parse_options(args.option)
         declared = spec.run_options if spec is not None else ()
         newer_declared = newer_spec.run_options if newer_spec is not None else ()

@@ -16,6 +16,7 @@ BENCHMARKS = (
         cli_aliases=("packages",),
         commands="hallubench.tooling.hallucinated_packages.commands",
         report="hallubench.tooling.hallucinated_packages.report:rescore_report",
+        page_view="hallubench.tooling.hallucinated_packages.page:page_view",
         outages="hallubench.tooling.hallucinated_packages.outages:registry_outages",
         reachability="hallubench.tooling.hallucinated_packages.reachability:run_reachability",
         protocols=(

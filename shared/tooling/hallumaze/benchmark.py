@@ -16,6 +16,7 @@ BENCHMARKS = (
         cli_aliases=("maze",),
         commands="hallubench.tooling.hallumaze.commands",
         report="hallubench.tooling.hallumaze.report:rescore_report",
+        page_view="hallubench.tooling.hallumaze.page:page_view",
         protocols=(
             ProtocolSpec(
                 benchmark="hallumaze",

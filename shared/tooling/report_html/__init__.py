@@ -5,7 +5,8 @@ page: verification first (every prompt verified, or where the first character di
 texts; every score disagreement with both values), then per benchmark the leaderboard (intervals
 drawn as bars, denominators, simulated baselines beside the models, the groups no paired
 interval can split), then every row with a drill-down (prompt, reply, verdict, evidence, and the
-benchmark's own view: the maze walk, the registry evidence, the tests on buggy and fixed code).
+benchmark's own evidence, drawn by the view its declaration names: `view.py`). Nothing here knows a
+benchmark by name: what one adds comes through its `page_view` hook.
 
 The page needs nothing at view time: styles and a small vanilla script are inline, the rows'
 details are embedded as JSON and only parsed when a row is first opened, so a page of 10,000

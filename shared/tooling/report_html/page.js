@@ -122,143 +122,11 @@
     return box;
   }
 
-  // -- hallumaze: the walk over the case's maze layer ------------------------------------------------
-  function cellsOf(text) {
-    return (text || "").split(" ").filter(Boolean).map(function (item) {
-      var parts = item.split(","); return [Number(parts[0]), Number(parts[1])];
-    });
-  }
-  function intsOf(text) { return (text || "").split(" ").filter(Boolean).map(Number); }
-  function same(a, b) { return a[0] === b[0] && a[1] === b[1]; }
-
-  function backtrackMoves(path, teleports) {
-    // The scorer's rule (a move back onto the cell below the top of the walk's stack), as draw.py applies it.
-    var stack = path.length ? [path[0]] : [];
-    var jumped = new Set(teleports);
-    var found = [];
-    for (var i = 1; i < path.length; i++) {
-      var target = path[i];
-      if (jumped.has(i)) { if (!same(target, stack[stack.length - 1])) stack.push(target); continue; }
-      if (same(target, path[i - 1])) continue;
-      if (stack.length >= 2 && same(target, stack[stack.length - 2])) { stack.pop(); found.push(i); }
-      else if (!same(target, stack[stack.length - 1])) stack.push(target);
-    }
-    return found;
-  }
-
-  function colour(key) {
-    var item = (getData().legend || []).find(function (entry) { return entry[0] === key; });
-    return item ? item[2] : "#000";
-  }
-
-  function mazeSvg(layer, trajectory) {
-    var u = layer.unit, m = layer.margin;
-    function centre(c) { return [m + (c[1] + 0.5) * u, m + (c[0] + 0.5) * u]; }
-    var path = cellsOf(trajectory.cells);
-    var walls = new Set(intsOf(trajectory.hallucination_moves));
-    var teleports = intsOf(trajectory.teleport_moves);
-    var jumped = new Set(teleports);
-    var parts = [layer.svg];
-    backtrackMoves(path, teleports).forEach(function (i) {
-      var a = centre(path[i - 1]), b = centre(path[i]);
-      parts.push('<line class="backtrack" x1="' + a[0] + '" y1="' + a[1] + '" x2="' + b[0] + '" y2="' + b[1] + '" stroke="' + colour("backtrack") + '" stroke-width="' + Math.max(2, u / 4) + '" stroke-linecap="round" opacity="0.7"><title>move ' + i + ': backtrack</title></line>');
-    });
-    if (path.length) {
-      var points = path.map(function (c) { return centre(c).join(","); }).join(" ");
-      parts.push('<polyline class="walk" points="' + points + '" fill="none" stroke="' + colour("walk") + '" stroke-width="' + Math.max(1, u / 10) + '" stroke-linejoin="round" stroke-linecap="round" opacity="0.8"/>');
-    }
-    for (var i = 1; i < path.length; i++) {
-      var a = centre(path[i - 1]), b = centre(path[i]);
-      if (walls.has(i)) {
-        var mx = (a[0] + b[0]) / 2, my = (a[1] + b[1]) / 2, s = u / 4;
-        parts.push('<path class="crossing" d="M' + (mx - s) + "," + (my - s) + "L" + (mx + s) + "," + (my + s) + "M" + (mx - s) + "," + (my + s) + "L" + (mx + s) + "," + (my - s) + '" stroke="' + colour("wall") + '" stroke-width="' + Math.max(1.5, u / 8) + '"><title>move ' + i + ": through a wall</title></path>");
-      } else if (jumped.has(i)) {
-        parts.push('<line class="teleport" x1="' + a[0] + '" y1="' + a[1] + '" x2="' + b[0] + '" y2="' + b[1] + '" stroke="' + colour("teleport") + '" stroke-dasharray="4 3"><title>move ' + i + ": teleport</title></line>");
-      }
-    }
-    var side = layer.side;
-    return '<svg xmlns="http://www.w3.org/2000/svg" width="' + side + '" height="' + side + '" viewBox="0 0 ' + side + " " + side + '" role="img" aria-label="the walk on the maze">' + parts.join("") + "</svg>";
-  }
-
-  function legendList() {
-    var list = el("ul", "legend");
-    (getData().legend || []).forEach(function (entry) {
-      var li = el("li");
-      var swatch = el("span", "swatch");
-      swatch.style.background = entry[2];
-      li.appendChild(swatch);
-      li.appendChild(document.createTextNode(entry[1]));
-      list.appendChild(li);
-    });
-    return list;
-  }
-
-  function mazeView(entry) {
-    var row = entry.row || {}, scores = row.scores;
-    var box = el("div");
-    if (!scores || typeof scores !== "object") { box.appendChild(el("p", "note", "No scores: " + (row.detail || row.verdict))); return box; }
-    var title = el("h4", "maze-title");
-    title.appendChild(withAbbr("trial " + entry.case_id + " — score " + fmt(scores.score) + ", SR " + fmt(scores.sr, 0) + ", " + fmt(scores.hc) + " move(s) through walls"));
-    box.appendChild(title);
-    var view = el("div", "maze-view");
-    var layer = (getData().mazes || {})[entry.maze];
-    if (layer && scores.trajectory) {
-      var holder = el("div", "maze-picture");
-      holder.innerHTML = mazeSvg(layer, scores.trajectory); // built from the case's maze and numbers only
-      view.appendChild(holder);
-    }
-    var side = el("div");
-    side.appendChild(legendList());
-    var claims = scores.claims || {};
-    function claim(name) { var c = claims[name] || {}; return "claimed " + fmt(c.claimed) + ", verified " + fmt(c.verified); }
-    var lures = scores.lures || {};
-    side.appendChild(facts([
-      ["BT (backtracks)", claim("backtrack")], ["HC (wall crossings)", claim("hallucination")], ["LT (loops)", claim("loop")],
-      ["moves", scores.moves], ["teleports", scores.teleports], ["FHR (first wall crossing, move)", scores.fhr],
-      ["lures", "exposures " + fmt(lures.exposures) + ", followed " + fmt(lures.follows) + ", resisted " + fmt(lures.resists)],
-      ["MEI", scores.mei], ["BRS", scores.brs], ["CE", scores.ce], ["v1.1", (scores.v11 || {}).score]
-    ]));
-    view.appendChild(side);
-    box.appendChild(view);
-    return box;
-  }
-
-  // -- hallucinated-packages: every name and symbol with its registry evidence -----------------------
-  function packagesView(entry) {
-    var row = entry.row || {};
-    var box = el("div");
-    var verdicts = row.verdicts || [];
-    if (!verdicts.length) { box.appendChild(el("p", "note", "No package or symbol was checked: " + (row.detail || ""))); return box; }
-    box.appendChild(simpleTable(["level", "reference", "looked up as", "verdict", "why", "evidence"], verdicts.map(function (v) {
-      var evidence = el("ul", "evidence");
-      (v.evidence || []).forEach(function (e) {
-        evidence.appendChild(el("li", null, (e.status === null || e.status === undefined ? "no reply" : e.status) + " " + e.url + (e.note ? " — " + e.note : "") + (e.checked_at ? " (" + e.checked_at + ")" : "")));
-      });
-      var verdict = el("span", "verdict v-" + (v.verdict === "exists" || v.verdict === "found" || v.verdict === "stdlib" ? "pass" : v.verdict === "unverified" ? "unscored" : "fail"), v.verdict);
-      return [v.level, (v.ecosystem ? v.ecosystem + ": " : "") + (v.name || v.reference), v.candidate, verdict, v.reason, evidence];
-    })));
-    return box;
-  }
-
-  // -- misled-tests: each test on the buggy and the fixed program, and its class ---------------------
-  function misledView(entry) {
-    var row = entry.row || {};
-    var box = el("div");
-    var c = row.classification || {};
-    box.appendChild(facts([["problem", row.problem], ["condition", row.condition], ["thinking", row.thinking],
-      ["extraction", (row.extraction || {}).status], ["unusable", (row.scores || {}).unusable_reason], ["classification", c.status]]));
-    var tests = c.tests || [];
-    if (tests.length) {
-      box.appendChild(simpleTable(["test", "on buggy", "on fixed", "class"], tests.map(function (t) {
-        return [t.id, t.buggy + (t.buggy_detail ? " — " + t.buggy_detail : ""), t.fixed + (t.fixed_detail ? " — " + t.fixed_detail : ""), el("b", "outcome o-" + t.outcome, t.outcome)];
-      })));
-    } else {
-      box.appendChild(el("p", "note", "No test ran: " + (c.detail || row.detail || "")));
-    }
-    return box;
-  }
-
-  var VIEWS = { "hallumaze": mazeView, "hallucinated-packages": packagesView, "misled-tests": misledView };
+  // -- the benchmark's evidence: drawn by the script its page view adds (hallubench.tooling.report_html.view) ------
+  var HELPERS = {
+    el: el, fmt: fmt, facts: facts, simpleTable: simpleTable, abbr: abbr, withAbbr: withAbbr,
+    data: function () { return getData().view || {}; }
+  };
 
   function conversation(entry) {
     var box = el("div", "conversation");
@@ -297,8 +165,10 @@
       box.appendChild(el("h4", null, "re-scored vs hosted"));
       box.appendChild(diffs);
     }
-    var view = VIEWS[d.benchmark];
-    if (view) { box.appendChild(el("h4", null, "evidence")); box.appendChild(view(entry)); }
+    if (typeof window.hallubenchView === "function") {
+      box.appendChild(el("h4", null, "evidence"));
+      box.appendChild(window.hallubenchView(entry, HELPERS));
+    }
     box.appendChild(el("h4", null, "conversation (as logged)"));
     box.appendChild(conversation(entry));
     var raw = el("details");

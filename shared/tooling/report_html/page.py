@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from ... import __version__
-from .benchmarks import benchmark_name, benchmark_section, page_glossary
+from .benchmarks import benchmark_section
 from .markup import esc
-from .mazes import legend, maze_layers
 from .rows import drilldown_payload, filters, json_for_script, rows_table, strict
 from .rowset import entry_rows, page_rows
 from .verification import verification_section
+from .view import PageView, view_hook
 
 
 class ReportInputError(ValueError):
@@ -37,23 +37,19 @@ def _asset(name: str) -> str:
 
 
 def render_page(result: Mapping[str, Any]) -> str:
-    """The whole page as one string: no external resource of any kind."""
+    """The whole page as one string: no external resource of any kind.
+
+    The benchmark the protocol belongs to adds its part through its declared `page_view` hook
+    (`view.py`); a hook that is declared but does not import raises HookError.
+    """
     data = strict(dict(result))
     task = data.get("task") or {}
     protocol = str(task.get("protocol") or "?")
     rows = page_rows(data)  # the models' rows: what the verification section counts
     every = rows + entry_rows(data, len(rows))  # and the baselines' and human groups', opened the same way
-    benchmark = benchmark_name(protocol)
-    titles, words = page_glossary(benchmark, data)
-    mazes, maze_keys = maze_layers(every) if benchmark == "hallumaze" else ({}, {})
-    payload = drilldown_payload(
-        every,
-        benchmark,
-        mazes=mazes,
-        maze_keys=maze_keys,
-        legend=legend() if benchmark == "hallumaze" else [],
-        titles=titles,
-    )
+    benchmark, hook = view_hook(protocol)
+    view = hook(data, every) if hook is not None else PageView()
+    payload = drilldown_payload(every, benchmark, view)
     with_messages = any("messages" in row.data for row in rows)
     others = len(every) - len(rows)
     heading = f"Rows ({len(rows)}" + (f", and {others} of the baselines, not verified)" if others else ")")
@@ -65,7 +61,7 @@ def render_page(result: Mapping[str, Any]) -> str:
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
             "script-src 'unsafe-inline'; img-src data:\">",
             f"<title>hallubench rescore: {esc(protocol)}</title>",
-            f"<style>{_asset('page.css')}</style></head>",
+            f"<style>{_asset('page.css')}\n{view.style}</style></head>",
             f'<body data-benchmark="{esc(benchmark)}">',
             f"<header><h1>Rescore of <code>{esc(protocol)}</code></h1>",
             f"<p>Task file <code>{esc(task.get('path'))}</code>, payload sha256 "
@@ -73,7 +69,7 @@ def render_page(result: Mapping[str, Any]) -> str:
             '<nav><a href="#verification">Verification</a> · <a href="#leaderboard">Leaderboard</a> · '
             '<a href="#rows">Rows</a></nav></header><main>',
             verification_section(data, rows),
-            benchmark_section(data),
+            benchmark_section(data, view),
             f'<section id="rows"><h2>{esc(heading)}</h2>',
             '<noscript><p class="note">Opening a row (its prompt, reply and evidence) needs JavaScript; the '
             "same data is in this file as JSON (the script element <code>hb-data</code>).</p></noscript>",
@@ -82,9 +78,10 @@ def render_page(result: Mapping[str, Any]) -> str:
             else '<p class="note">This result holds no conversations (written without them), so the '
             "drill-down shows the re-scored rows only.</p>",
             filters(every),
-            rows_table(every, titles, words),
+            rows_table(every, view.glossary, view.words),
             "</section></main>",
             f'<script type="application/json" id="hb-data">{json_for_script(payload)}</script>',
+            f"<script>{view.script}</script>" if view.script else "",  # before the page's script opens a row
             f"<script>{_asset('page.js')}</script>",
             "</body></html>",
         ]

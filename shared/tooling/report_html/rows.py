@@ -17,6 +17,7 @@ from typing import Any
 
 from .markup import abbreviate, esc
 from .rowset import PageRow
+from .view import PageView
 
 DETAIL_CHARS = 160
 
@@ -86,17 +87,10 @@ def filters(rows: Sequence[PageRow]) -> str:
     )
 
 
-def drilldown_payload(
-    rows: Sequence[PageRow],
-    benchmark: str,
-    *,
-    mazes: Mapping[str, Any],
-    maze_keys: Mapping[int, str],
-    legend: Any,
-    titles: Mapping[str, str] | None = None,
-) -> dict[str, Any]:
-    """Everything the drill-down shows, with each distinct text stored once in `texts`; `titles` explains the
-    benchmark's metric names (the script marks them with `<abbr>` as the table does)."""
+def drilldown_payload(rows: Sequence[PageRow], benchmark: str, view: PageView) -> dict[str, Any]:
+    """Everything the drill-down shows, with each distinct text stored once in `texts`; the view's glossary
+    explains the benchmark's metric names (the script marks them with `<abbr>` as the table does), its
+    `data` and each row's `row_data` are what the benchmark's script draws from."""
     texts: list[str] = []
     text_index: dict[str, int] = {}
 
@@ -131,16 +125,15 @@ def drilldown_payload(
         for key in ("newer_row", "newer_problem"):
             if key in data:
                 entry[key] = data[key]
-        if row.index in maze_keys:
-            entry["maze"] = maze_keys[row.index]
+        if row.index in view.row_data:
+            entry["view"] = dict(view.row_data[row.index])
         entries.append(entry)
     return {
         "benchmark": benchmark,
         "texts": texts,
         "rows": entries,
-        "mazes": dict(mazes),
-        "legend": legend,
-        "glossary": dict(titles or {}),
+        "view": dict(view.data),
+        "glossary": dict(view.glossary),
     }
 
 

@@ -1,8 +1,8 @@
 """`hallubench rescore --jobs N`: the rows of hosted runs rescored in N processes, with the one-process report.
 
 Rescoring a row (replaying the frozen `play` on its logged conversation, and with `--scorer` the
-newer one too) depends on no other row but its own copies; for misled-tests it runs a sandbox per
-row. So N worker processes each hold the unchanged engine (one `engine.Rescorer`, its frozen
+newer one too) depends on no other row but its own copies; for a protocol that executes model
+code it runs a sandbox per row. So N worker processes each hold the unchanged engine (one `engine.Rescorer`, its frozen
 modules loaded once) and the main process streams rows to them while it reads the run files:
 reading overlaps scoring. The main process is one of the N: it scores its own share of each file
 right after handing the other shares on, so N jobs are N busy processes, never N + 1 (on N cores a
@@ -15,9 +15,9 @@ back in the one-process order (every stored-task run's rows in file order, then 
 orders the conflicts as one process meets them, recomputes each stored-task run's headline from
 its rows, and each model's aggregates with the frozen `aggregate`.
 
-What it costs: each row is pickled to its worker and its outcome pickled back (about 0.15 ms a
-hallumaze row each way), so rows that score in about a millisecond gain less than rows that run
-a sandbox (misled-tests), where the copying is noise.
+What it costs: each row is pickled to its worker and its outcome pickled back (about 0.15 ms each
+way for a row of a few kilobytes), so rows that score in about a millisecond gain less than rows
+that run a sandbox, where the copying is noise.
 """
 
 from __future__ import annotations

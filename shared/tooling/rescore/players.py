@@ -2,7 +2,7 @@
 
 The engine and the newer-scorer path ask a player for one thing: replay the frozen `play` of a case
 on a logged conversation and say what it sent and scored (`Played`). For protocols that declare
-`executes_model_code` (misled-tests runs the model's tests), the replay happens in the jail worker
+`executes_model_code` (a protocol that runs the model's tests), the replay happens in the jail worker
 (`tooling/jail/`), which loads the same frozen modules from the same task-file text; this process
 then only reads JSON back. A jail that fails mid-row gives that row an error row (a harness error,
 never a model failure), and the next row starts a fresh jail.

@@ -1,9 +1,8 @@
 """Benchmark-specific report sections for `hallubench rescore`: the `report` hook a benchmark declares.
 
 The verified, re-scored rows are passed to the benchmark's own tooling (its `Benchmark.report`,
-e.g. `hallubench.tooling.hallumaze.report:rescore_report`): the per-model table with intervals and
-baselines for hallumaze, the condition table and paired comparisons for misled-tests, the three
-rates for hallucinated-packages. These are installed tooling, not the frozen scorer: the rows
+in its own tooling folder, `shared/tooling/<package>/`): its tables with intervals, baselines,
+paired comparisons, whatever it measures. These are installed tooling, not the frozen scorer: the rows
 they receive were re-scored by the frozen one. A declared report that does not import is an
 error (`HookError`), raised before anything is rescored.
 """

@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..hallumaze import glossary
-from ..hallumaze.report import (
+from ..report_html.board import axis_of, group_letters, interval_bar, separability_html
+from ..report_html.markup import abbr, abbreviate, esc
+from . import glossary
+from .report import (
     COMPARISONS,
     comparison_gap,
     diff_text,
@@ -22,9 +24,7 @@ from ..hallumaze.report import (
     legend_labels,
     table_note,
 )
-from ..hallumaze.report import metric_label as label_of
-from .board import axis_of, group_letters, interval_bar, separability_html
-from .markup import abbr, abbreviate, esc
+from .report import metric_label as label_of
 
 
 def glossary_protocol(data: Mapping[str, Any]) -> str:
@@ -33,7 +33,7 @@ def glossary_protocol(data: Mapping[str, Any]) -> str:
     return str((benchmark or {}).get("scored_by") or (data.get("task") or {}).get("protocol") or "")
 
 
-def maze_board(benchmark: Mapping[str, Any], protocol: str) -> str | None:
+def page_board(benchmark: Mapping[str, Any], protocol: str) -> str | None:
     """The table, the legend, the groups and pairs, the paired comparisons; None for a result without a table."""
     table = benchmark.get("table")
     board = benchmark.get("leaderboard")

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .rowset import PageRow
+from ..report_html.rowset import PageRow
 
 
 def maze_layers(rows: Sequence[PageRow]) -> tuple[dict[str, dict[str, Any]], dict[int, str]]:
     """(layer per maze key, maze key per row index); rows whose condition names no valid maze get none."""
     from ...hallumaze.trial import load_trial
-    from ..hallumaze.draw import maze_layer
+    from .draw import maze_layer
 
     layers: dict[str, dict[str, Any]] = {}
     keys: dict[int, str] = {}
@@ -37,6 +37,6 @@ def maze_layers(rows: Sequence[PageRow]) -> tuple[dict[str, dict[str, Any]], dic
 
 
 def legend() -> list[list[str]]:
-    from ..hallumaze.draw import LEGEND
+    from .draw import LEGEND
 
     return [list(item) for item in LEGEND]
