@@ -71,8 +71,8 @@ class Design:
 class Sizes:
     """How many simulated experiments each check draws, and the pass bands that fit that many.
 
-    An error rate passes when it is not above `error_ceiling` by more than two Monte Carlo standard errors
-    (a true rate of 4.9 % reads above 5 % in a fifth of runs of 20,000 experiments); the allowance is printed.
+    An error rate passes when it is not above `error_ceiling` by more than `allowance` Monte Carlo standard
+    errors (a true rate of 4.9 % reads above 5 % in a fifth of runs of 20,000 experiments); the band is printed.
     """
 
     coverage_experiments: int
@@ -82,11 +82,12 @@ class Sizes:
     drift_experiments: int
     coverage_band: tuple[float, float]
     power_tolerance: float
+    allowance: float
     error_ceiling: float = ALPHA
 
     def error_band(self, experiments: int) -> float:
-        """The highest error rate that passes: the ceiling plus two Monte Carlo standard errors at it."""
-        return self.error_ceiling + 2.0 * monte_carlo_error(self.error_ceiling, experiments)
+        """The highest error rate that passes: the ceiling plus `allowance` Monte Carlo standard errors at it."""
+        return self.error_ceiling + self.allowance * monte_carlo_error(self.error_ceiling, experiments)
 
 
 FULL = Sizes(
@@ -97,15 +98,19 @@ FULL = Sizes(
     drift_experiments=40000,
     coverage_band=(0.93, 0.97),
     power_tolerance=0.05,
+    allowance=2.0,
 )
+# The tests' sizes: a few seconds in all; bands about 4 Monte Carlo standard errors wide, so that chance
+# does not fail them while a method that ignores the clustering or the number of pairs still does.
 SMALL = Sizes(
-    coverage_experiments=400,
-    pilots=8,
+    coverage_experiments=1000,
+    pilots=20,
     per_pilot=60,
-    fwer_experiments=300,
-    drift_experiments=2000,
+    fwer_experiments=400,
+    drift_experiments=5000,
     coverage_band=(0.91, 0.99),
-    power_tolerance=0.08,
+    power_tolerance=0.10,
+    allowance=3.5,
 )
 
 
