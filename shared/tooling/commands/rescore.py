@@ -96,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
     from ..rescore.parallel import default_jobs, rescore_runs_parallel
     from ..rescore.render import dumps_strict, problem_lines, to_csv, to_json, to_markdown, to_text
     from ..rescore.reporters import benchmark_report, pictures_option, report_hook
+    from ..rescore.scorer_changes import explanation
     from ..specs import HookError
     from ..task_lookup import TaskNotFound, current_registry, find_task, task_files_by_run_name
     from ..taskfile.reader import TaskFileError, read_task_file
@@ -132,6 +133,8 @@ def run(args: argparse.Namespace) -> int:
         spec = registry.spec(task.protocol_id)
         newer_spec = registry.spec(newer.protocol_id) if newer is not None else None
         report_function = report_hook(registry, (newer or task).protocol_id)
+        # why the newer scorer moves rows: the explanation the benchmark declares for this version pair
+        explain = explanation(registry, task.protocol_id, newer.protocol_id) if newer is not None else None
         if args.html:
             view_hook(task.protocol_id)  # the benchmark's page view, imported now: a broken one is said before scoring
         overrides = parse_options(args.option)
@@ -183,6 +186,7 @@ def run(args: argparse.Namespace) -> int:
             hosted_by_model={model: [row.hosted_row for row in rows] for model, rows in verified.items()},
             pictures_dir=pictures_option(args.pictures),
             humans=tuple(args.human),
+            explain=explain,
         )
     code = exit_code(report)
     if args.quiet:

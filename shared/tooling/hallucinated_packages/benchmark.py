@@ -6,7 +6,7 @@ modules under `packages/`, which `frozen_entry` records (see `ProtocolSpec.path_
 
 from __future__ import annotations
 
-from ..specs import Benchmark, ProtocolSpec, RunOption
+from ..specs import Benchmark, ProtocolSpec, RunOption, ScorerChange
 
 BENCHMARKS = (
     Benchmark(
@@ -17,6 +17,7 @@ BENCHMARKS = (
         commands="hallubench.tooling.hallucinated_packages.commands",
         report="hallubench.tooling.hallucinated_packages.report:rescore_report",
         page_view="hallubench.tooling.hallucinated_packages.page:page_view",
+        scorer_changes=(ScorerChange(7, 8, "hallubench.tooling.hallucinated_packages.changes:explain"),),
         outages="hallubench.tooling.hallucinated_packages.outages:registry_outages",
         reachability="hallubench.tooling.hallucinated_packages.reachability:run_reachability",
         protocols=(

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..rescore.scorer_changes import changes_by_model
+from ..rescore.scorer_changes import Explain, changes_by_model
 
 Row = Mapping[str, Any]
 
@@ -53,10 +53,12 @@ def explain(hosted: Row, rescored: Row) -> dict[str, Any] | None:
 
 
 def scorer_changes(
-    rows_by_model: Mapping[str, Sequence[Row]], hosted_by_model: Mapping[str, Sequence[Row | None]]
+    rows_by_model: Mapping[str, Sequence[Row]],
+    hosted_by_model: Mapping[str, Sequence[Row | None]],
+    why: Explain = explain,
 ) -> dict[str, Any]:
-    """Per model (sorted), the rows another protocol's scorer changed against the hosted rows, and why."""
-    return dict(changes_by_model(dict(sorted(rows_by_model.items())), hosted_by_model, explain))
+    """Per model (sorted), the rows another protocol's scorer changed against the hosted rows, and `why`."""
+    return dict(changes_by_model(dict(sorted(rows_by_model.items())), hosted_by_model, why))
 
 
 def change_lines(changes: Mapping[str, Any]) -> list[str]:

@@ -12,6 +12,8 @@ import io
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..rescore.scorer_changes import Explain, field_changes
+
 _RATES = (
     ("per_reference", "hallucinated_package_rate", "hallucinated packages (per reference)"),
     ("per_sample", "hallucinated_package_rate", "samples with a hallucinated package"),
@@ -94,13 +96,15 @@ def separability(rows_by_model: Mapping[str, Sequence[dict[str, Any]]]) -> dict[
 def rescore_report(
     rows_by_model: Mapping[str, Sequence[dict[str, Any]]],
     hosted_by_model: Mapping[str, Sequence[dict[str, Any] | None]] | None = None,
+    explain: Explain = field_changes,
 ) -> dict[str, Any]:
     """`hallubench rescore`'s hallucinated-packages section: the three rates per model, with denominators.
 
     With the hosted rows (aligned with the re-scored ones), names whose existence changed since
     the run are listed first: a name registered since is a possible slopsquat. Where another
     version's scorer made the rows (`rescore --scorer`), every row whose verdict it changed is
-    listed with the reference verdicts behind the change (`changes`).
+    listed with the reason `explain` gives (the version pair's declared explanation: the reference
+    verdicts behind the change, `changes.explain`, for v7 -> v8).
     """
     from ...hallucinated_packages.scoring import aggregate_rows
     from ..csv_cells import cells
@@ -121,7 +125,7 @@ def rescore_report(
         heading = f"## Registry changes since the hosted run ({len(changes)})"
         text_parts += [heading, "", *change_lines(changes), ""]
         markdown_parts += [heading, "", *change_lines(changes), ""]
-    rescored = scorer_changes(rows_by_model, hosted_by_model or {})
+    rescored = scorer_changes(rows_by_model, hosted_by_model or {}, explain)
     if rescored:
         lines = scorer_change_lines(rescored)
         text_parts += ["Rows the newer scorer changed, and why:", *lines, ""]

@@ -10,9 +10,10 @@
 
 Each agent writes a transcript in the answer format (STEP lines at 100% confidence, honest
 counts except the liar's) and answers through a `Conversation`, so single-shot and interactive
-trials alike go through a protocol's `play` (`task_v3.play` unless another is given, such as a
-frozen task file's: see `baseline_cache`); nothing about a baseline is hard-coded. Agents draw
-from their own `random.Random` seeded by (agent, size, seed, repeat).
+trials alike go through a protocol's `play` (the newest declared version's, `installed.newest`,
+unless another is given, such as a frozen task file's: see `baseline_cache`); nothing about a
+baseline is hard-coded. Agents draw from their own `random.Random` seeded by (agent, size, seed,
+repeat).
 """
 
 from __future__ import annotations
@@ -22,12 +23,12 @@ import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from ...hallumaze import task_v3
 from ...hallumaze.grid import Cell, Maze, direction_between, step
 from ...hallumaze.parse import ParsedReply, StepLine
 from ...hallumaze.trial import Trial, load_trial
 from ...hallumaze.verify import replay
 from ...rows import PlayFunction, play_row
+from .installed import newest
 
 AGENTS = ("random_walk", "dfs_agent", "bfs_oracle", "liar")
 LIAR_CLAIMED_BACKTRACKS = 3
@@ -167,12 +168,17 @@ def baseline_rows(
     cases: Iterable[Mapping[str, Any]],
     agents: Sequence[str] = AGENTS,
     *,
-    play: PlayFunction = task_v3.play,
+    play: PlayFunction | None = None,
     row_of: Callable[..., dict[str, Any]] = play_row,
-    protocol_id: str = "hallumaze/v3",
+    protocol_id: str | None = None,
     payload_sha256: str = "baseline",
 ) -> dict[str, list[dict[str, Any]]]:
-    """Rows per agent for `cases`, produced by `play` (wrapped by `row_of`) exactly as for a model."""
+    """Rows per agent for `cases`, produced by `play` (wrapped by `row_of`) exactly as for a model.
+
+    Without `play`, the newest declared version's, as installed, under its protocol id.
+    """
+    if play is None:
+        play, protocol_id = newest().entry.play, protocol_id or newest().protocol_id
     out: dict[str, list[dict[str, Any]]] = {f"baseline:{a}": [] for a in agents}
     for case in cases:
         trial = load_trial(case)
@@ -184,7 +190,7 @@ def baseline_rows(
                 play,
                 dict(case),
                 AgentConversation(lines, block, per_turn),
-                protocol_id=protocol_id,
+                protocol_id=protocol_id or "",
                 payload_sha256=payload_sha256,
             )
             out[f"baseline:{agent}"].append(row)

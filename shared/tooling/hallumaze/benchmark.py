@@ -6,7 +6,7 @@ modules under `maze/`, which `frozen_entry` records (see `ProtocolSpec.path_toda
 
 from __future__ import annotations
 
-from ..specs import Benchmark, ProtocolSpec
+from ..specs import Benchmark, ProtocolSpec, ScorerChange
 
 BENCHMARKS = (
     Benchmark(
@@ -17,6 +17,7 @@ BENCHMARKS = (
         commands="hallubench.tooling.hallumaze.commands",
         report="hallubench.tooling.hallumaze.report:rescore_report",
         page_view="hallubench.tooling.hallumaze.page:page_view",
+        scorer_changes=(ScorerChange(2, 3, "hallubench.tooling.hallumaze.changes:explain"),),
         protocols=(
             ProtocolSpec(
                 benchmark="hallumaze",

@@ -1,16 +1,19 @@
-"""Why a row scored by a newer hallumaze scorer differs from the hosted one: the fields that changed, and the reason.
+"""Why a hallumaze v2 row re-scored by v3 differs from the hosted one: the fields that changed, and the reason.
 
 `hallubench rescore --task hallumaze/v2 --scorer hallumaze/v3` re-scores every hosted v2 row
 with v3's scorer; the report then lists every row whose verdict changed, and counts the rows
-whose scores changed, each with the reason the v3 changes give for it (the reasons are those
-of `tests/hallumaze/data/v3_changes.json`, which the differential tests hold the scorer to). A
-difference no listed change explains is reported as such, never hidden.
+whose scores changed, each with the reason the v3 changes give for it (the reasons are those of
+`tests/hallumaze/data/v3_changes.json`, which the differential tests hold the scorer to). A
+difference no listed change explains is reported as such, never hidden. The declaration names
+`explain` for the pair (2, 3) (`ScorerChange(2, 3, ...)`); a later pair gets a module of its own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+
+from ..rescore.scorer_changes import changed_fields
 
 REASONS = {
     "brs": "BRS is lure resistance in v3 (resists / exposures on the verified walk); v2 kept v1.1's formula, "
@@ -37,27 +40,13 @@ _FIELDS = {
 _FOLLOWING = ("scores.score", "scores.score_basis", "detail")
 
 
-def _flat(value: Any, prefix: str = "") -> dict[str, Any]:
-    if not isinstance(value, Mapping):
-        return {prefix: value}
-    out: dict[str, Any] = {}
-    for key, item in value.items():
-        out.update(_flat(item, f"{prefix}.{key}" if prefix else str(key)))
-    return out
-
-
-_IDENTITY = ("protocol", "payload_sha256", "prompt_sha256", "row_format")
-
-
 def explain(hosted: Mapping[str, Any], rescored: Mapping[str, Any]) -> dict[str, Any] | None:
     """What differs between a hosted row and the newer scorer's row of the same case, and why; None if nothing.
 
     Numbers compare as a run file stores them (3 and 3.0 are equal); the rows' identity fields
     (which protocol and task file made them) always differ and are not reported.
     """
-    old = {k: v for k, v in _flat(dict(hosted)).items() if k.split(".")[0] not in _IDENTITY}
-    new = {k: v for k, v in _flat(dict(rescored)).items() if k.split(".")[0] not in _IDENTITY}
-    changed = sorted(key for key in old.keys() | new.keys() if not _same(old.get(key), new.get(key)))
+    old, new, changed = changed_fields(hosted, rescored)
     if not changed:
         return None
     reasons: list[str] = []
@@ -86,13 +75,3 @@ def explain(hosted: Mapping[str, Any], rescored: Mapping[str, Any]) -> dict[str,
 def _score(row: Mapping[str, Any]) -> float | None:
     scores = row.get("scores")
     return float(scores["score"]) if isinstance(scores, Mapping) and scores.get("score") is not None else None
-
-
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, bool) or isinstance(b, bool):
-        return a is b
-    if isinstance(a, int | float) and isinstance(b, int | float):
-        return float(a) == float(b)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(map(_same, a, b))
-    return bool(a == b)

@@ -95,8 +95,9 @@ def _case(args: argparse.Namespace, **extra: Any) -> dict[str, Any]:
 
 
 def _render(args: argparse.Namespace) -> int:
-    from ...hallumaze.task_v3 import render
+    from .installed import newest
 
+    render = newest().entry.render
     extra: dict[str, Any] = {"group": args.group, "mode": "interactive" if args.interactive else "single"}
     if args.max_tokens is not None:
         extra["max_tokens"] = args.max_tokens

@@ -1,6 +1,6 @@
 """Report-level hallumaze results for `hallubench rescore` and `hallubench maze baselines`.
 
-API (every function takes plain row dicts as produced by `task_v3.play` through `play_row`):
+API (every function takes plain row dicts as produced by a version's `play` through `play_row`):
 
 * `model_table(rows_by_model)` -> dict with `columns` and `rows` ranked by the verified
   HalluMaze score, each with 95% bootstrap intervals for SR, MEI, BRS and score (errored trials count
@@ -32,23 +32,21 @@ from pathlib import Path
 from typing import Any
 
 from ... import stats
-from ...hallumaze import task_v3
 from ...hallumaze.aggregate import aggregate_rows, ariadne_summary, mirage_pairs, scored
 from ...hallumaze.compact import read_cells, read_ints
 from ...hallumaze.trial import load_trial
 from ...rows import play_row
 from ..csv_cells import cell
 from ..leaderboard import Entry, leaderboard, units_from
-from ..rescore.scorer_changes import changes_by_model
+from ..rescore.scorer_changes import Explain, changes_by_model, field_changes
 from ..taskfile.reader import FrozenProtocol, TaskFile
 from . import glossary
 from .baseline_cache import task_baselines
 from .baselines import baseline_rows
-from .changes import REASONS, explain
 from .draw import draw_svg
+from .installed import newest
 
 Row = Mapping[str, Any]
-INSTALLED_PROTOCOL = "hallumaze/v3"  # the protocol whose scorer `task_v3.play` is (rows scored without a task file)
 COLUMNS = (
     "rank", "model", "kind", "n_trials", "n_scored", "n_error", "format_failures", "score", "score_low", "score_high",
     "sr", "sr_low", "sr_high", "mei", "mei_low", "mei_high", "ce", "n_ce", "brs", "brs_low", "brs_high", "n_brs", "hc",
@@ -310,7 +308,8 @@ def human_baseline_rows(path: Path, frozen: FrozenProtocol | None = None) -> tup
     """Score a human-baseline file: `{"name": ..., "trials": [{"size", "seed", "mirage", "reply"}, ...]}`.
 
     Each trial is a single-shot case answered in the same format; it is scored by the `frozen`
-    task file's `play` when given (the scorer of the rows it is compared with), else by `task_v3.play`.
+    task file's `play` when given (the scorer of the rows it is compared with), else by the newest declared
+    version's, as installed (`installed.newest`).
     """
     data = json.loads(path.read_text(encoding="utf-8"))
     if not isinstance(data, dict) or not isinstance(data.get("trials"), list):
@@ -323,8 +322,9 @@ def human_baseline_rows(path: Path, frozen: FrozenProtocol | None = None) -> tup
         case = {k: v for k, v in trial.items() if k != "reply"}
         case.setdefault("mode", "single")
         if frozen is None:
-            rows.append(play_row(task_v3.play, case, _OneReply(trial["reply"]), protocol_id="hallumaze/v3",
-                                 payload_sha256="human"))  # fmt: skip
+            installed = newest()
+            rows.append(play_row(installed.entry.play, case, _OneReply(trial["reply"]),
+                                 protocol_id=installed.protocol_id, payload_sha256="human"))  # fmt: skip
         else:
             rows.append(frozen.rows.play_row(frozen.entry.play, case, _OneReply(trial["reply"]),
                                              protocol_id=frozen.task.protocol_id, payload_sha256="human"))  # fmt: skip
@@ -561,18 +561,30 @@ def _baselines_for(wanted: list[dict[str, Any]], task: TaskFile | None) -> dict[
 
 
 def scorer_changes(
-    rows_by_model: Mapping[str, Sequence[Row]], hosted_by_model: Mapping[str, Sequence[Row | None]]
+    rows_by_model: Mapping[str, Sequence[Row]],
+    hosted_by_model: Mapping[str, Sequence[Row | None]],
+    explain: Explain = field_changes,
 ) -> dict[str, Any]:
-    """Per model, the rows a newer scorer changed against the hosted ones, and why (`changes.explain`), by reason."""
+    """Per model, the rows a newer scorer changed against the hosted ones, and why (`explain`, the version pair's
+    declared explanation), counted by reason."""
     out: dict[str, Any] = {}
     for model, entry in changes_by_model(rows_by_model, hosted_by_model, explain).items():
         by_reason: dict[str, int] = {}
         for change in entry["changed"]:
-            for reason in change["reason_ids"]:
+            for reason in change.get("reason_ids") or ["unexplained"]:
                 by_reason[reason] = by_reason.get(reason, 0) + 1
         changed = entry.pop("changed")
         out[model] = {**entry, "rows_changed_by_reason": by_reason, "changed": changed}
     return out
+
+
+def _reason_texts(changed: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Each reason id with the words the explanation gave it (ids and reasons pair up in each change)."""
+    texts: dict[str, str] = {}
+    for change in changed:
+        for reason, text in zip(change.get("reason_ids") or (), change.get("reasons") or (), strict=False):
+            texts.setdefault(reason, text)
+    return texts
 
 
 def _changes_lines(changes: Mapping[str, Any]) -> list[str]:
@@ -585,8 +597,10 @@ def _changes_lines(changes: Mapping[str, Any]) -> list[str]:
         for change in entry["verdict_changes"]:
             old, new = change["verdict"]
             lines.append(f"    case {change['case_id']}: {old} -> {new}: {'; '.join(change['reasons'])}")
+        texts = _reason_texts(entry["changed"])
         for reason, count in sorted(entry["rows_changed_by_reason"].items()):
-            lines.append(f"    {count} row(s): {REASONS.get(reason, 'other differences (see the JSON report)')}")
+            text = texts.get(reason) if reason != "unexplained" else None
+            lines.append(f"    {count} row(s): {text or 'other differences (see the JSON report)'}")
     return lines
 
 
@@ -598,6 +612,7 @@ def rescore_report(
     pictures_dir: Path | None = None,
     humans: Sequence[Path] = (),
     cases: Sequence[Mapping[str, Any]] | None = None,
+    explain: Explain = field_changes,
     resamples: int = 1000,
     seed: int = 0,
 ) -> dict[str, Any]:
@@ -606,10 +621,11 @@ def rescore_report(
     `rows_by_model` holds the re-scored rows per model, scored by `task` (the task file whose
     scorer made them) when given; `hosted_by_model` the rows the hosted run stored, in the same
     order: where another protocol's scorer made them (`rescore --scorer`), every row it changed is
-    counted, and every changed verdict listed, with the reason (`changes`). The table ranks the
+    counted, and every changed verdict listed, with the reason `explain` gives (the version pair's
+    declared explanation, `changes.py` for v2 -> v3). The table ranks the
     models with the simulated baselines (random walk, DFS agent, BFS oracle, played on the same
     cases, or on `cases` when given, by
-    `task`'s scorer, read from the baseline cache; without `task`, by the installed scorer) and
+    `task`'s scorer, read from the baseline cache; without `task`, by the newest version's, as installed) and
     the human groups of `humans` alongside; mirage on minus off and Ariadne group B minus C are
     paired per model. With `pictures_dir`, each model's best and worst trial is drawn there and
     linked. A human file that cannot be read is listed under `problems`, never fatal.
@@ -625,9 +641,9 @@ def rescore_report(
     mirage = {m: mirage_comparison(rows, resamples=resamples, seed=seed) for m, rows in compared.items()}
     ariadne = {m: ariadne_comparison(rows, resamples=resamples, seed=seed) for m, rows in models.items()}
     pictures = write_pictures(models, Path(pictures_dir)) if pictures_dir is not None else {}
-    changes = scorer_changes(models, hosted_by_model or {})
+    changes = scorer_changes(models, hosted_by_model or {}, explain)
     board = separability(everyone, resamples=resamples, seed=seed)
-    scored_by = task.protocol_id if task is not None else INSTALLED_PROTOCOL
+    scored_by = task.protocol_id if task is not None else newest().protocol_id
     data = {
         "benchmark": "hallumaze",
         "scored_by": scored_by,
