@@ -5,7 +5,7 @@ correlations, several effect sizes; `statistics.synthetic`) and checks four targ
 (`statistics.calibration`), each scenario on its own line with PASS or FAIL:
 
 * coverage: the 95 % intervals (a model's rate, a paired difference, a drift change) contain the truth in
-  93-97 % of experiments (4,000 experiments per scenario);
+  93-97 % of experiments (6,000 experiments per scenario);
 * power: the planner's predicted power against the power of simulated experiments, within 5 points, for the
   cases it says a difference needs, for its minimum detectable difference at the pilot's design, and for a
   given difference at the pilot's design (50 pilots per scenario, 100 experiments each);
@@ -14,9 +14,12 @@ correlations, several effect sizes; `statistics.synthetic`) and checks four targ
 * drift: an unchanged model's two runs flagged (two metrics, Holm across them) in at most 5 % of experiments
   (40,000 each), and copies of one run never.
 
-An error rate passes when it is not above 5 % by more than two Monte Carlo standard errors (printed as
-"band"). The statistics are analytic (no bootstrap is involved in these four targets), so the bench runs in
-about a minute on 2 cores. `--quick` runs the tests' small sizes instead. Exit code 1 when a target is missed.
+A rate passes when it is not outside its target by more than two Monte Carlo standard errors (the printed
+"band" includes them: 92.4-97.6 % for coverage, up to 5.7 % and 5.2 % for the error rates). Then, marked
+INFO and outside the targets, the coverage where none is claimed: 14-30 cases, rates of 8-13 %, strong
+clustering (the rate interval falls to about 88-94 % there; the paired difference holds at 93-95 %). The
+statistics are analytic (no bootstrap is involved in these targets), so the bench runs in about a minute
+and a half on 2 cores. `--quick` runs the tests' small sizes instead. Exit code 1 when a target is missed.
 
     .venv/bin/python scripts/bench/stats_calibration.py [--seed 0] [--quick] [--json FILE]
 """
@@ -28,6 +31,8 @@ import json
 import sys
 import time
 from pathlib import Path
+
+import numpy as np
 
 from hallubench.tooling.statistics import calibration
 from hallubench.tooling.statistics.calibration import Row
@@ -67,6 +72,12 @@ def main() -> int:
             print(line(row))
         passed[name] = all(row.passed for row in found)
         rows += found
+    started = time.perf_counter()
+    found = list(calibration.limits(sizes, np.random.default_rng([args.seed, len(calibration.CHECKS)])))
+    took = time.perf_counter() - started
+    print(f"\nLimits, measured but not targets: few cases, a low rate, strong clustering  [{took:.1f} s]")
+    for row in found:
+        print(line(row).replace("PASS", "INFO").replace("FAIL", "INFO"))
     print("\nSummary")
     for name, ok in passed.items():
         print(f"  {'PASS' if ok else 'FAIL'}  {name}")

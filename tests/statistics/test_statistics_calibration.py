@@ -54,7 +54,7 @@ def _as_independent(counts: np.ndarray, sums: np.ndarray, repeats: int) -> tuple
 def test_negative_control_an_interval_that_ignores_clustering_fails_coverage() -> None:
     truth = Truth("binary", (0.3,), spread=1.5)  # intra-case correlation 0.47: 5 repeats weigh like 2.9 cases
     sample = draw(truth, cases=100, repeats=5, experiments=SMALL.coverage_experiments, rng=np.random.default_rng(1))
-    low, high = SMALL.coverage_band
+    low, high = SMALL.coverage_limits(SMALL.coverage_experiments)
     right = rate_arrays(sample.counts[:, 0], sample.sums[:, 0], sample.squares[:, 0])
     counts, sums = _as_independent(sample.counts[:, 0], sample.sums[:, 0], 5)
     wrong = rate_arrays(counts, sums, sums)

@@ -71,8 +71,10 @@ class Design:
 class Sizes:
     """How many simulated experiments each check draws, and the pass bands that fit that many.
 
-    An error rate passes when it is not above `error_ceiling` by more than `allowance` Monte Carlo standard
-    errors (a true rate of 4.9 % reads above 5 % in a fifth of runs of 20,000 experiments); the band is printed.
+    A rate passes when it is not outside its target by more than `allowance` Monte Carlo standard errors: an
+    error rate above `error_ceiling` (a true 4.9 % reads above 5 % in a fifth of runs of 20,000 experiments), a
+    coverage outside `coverage_band` (Wilson's exact coverage for 50 binary cases at a rate of 0.5 is 96.7 %,
+    and reads above 97 % now and then). Every printed band includes the allowance.
     """
 
     coverage_experiments: int
@@ -89,9 +91,14 @@ class Sizes:
         """The highest error rate that passes: the ceiling plus `allowance` Monte Carlo standard errors at it."""
         return self.error_ceiling + self.allowance * monte_carlo_error(self.error_ceiling, experiments)
 
+    def coverage_limits(self, experiments: int) -> tuple[float, float]:
+        """The coverage band widened by `allowance` Monte Carlo standard errors at the nominal level."""
+        slack = self.allowance * monte_carlo_error(NOMINAL, experiments)
+        return self.coverage_band[0] - slack, self.coverage_band[1] + slack
+
 
 FULL = Sizes(
-    coverage_experiments=4000,
+    coverage_experiments=6000,
     pilots=50,
     per_pilot=100,
     fwer_experiments=4000,
@@ -108,7 +115,7 @@ SMALL = Sizes(
     per_pilot=60,
     fwer_experiments=400,
     drift_experiments=5000,
-    coverage_band=(0.91, 0.99),
+    coverage_band=(0.93, 0.97),
     power_tolerance=0.10,
     allowance=3.5,
 )
@@ -182,7 +189,7 @@ def drift_designs() -> list[tuple[Design, Design]]:
 
 def coverage(sizes: Sizes, rng: np.random.Generator) -> Iterator[Row]:
     """Coverage of the rate interval, the paired difference interval and the drift change interval."""
-    low, high = sizes.coverage_band
+    low, high = sizes.coverage_limits(sizes.coverage_experiments)
     for design in coverage_designs():
         truth = design.truth
         sample = _draw(design, sizes.coverage_experiments, rng)
@@ -283,6 +290,29 @@ def drift_false_alarms(sizes: Sizes, rng: np.random.Generator) -> Iterator[Row]:
         copies_flagged = int(np.sum(copied))
         note = f"copies of one run flagged: {copies_flagged}"
         yield replace(row, passed=row.passed and copies_flagged == 0, note=note)
+
+
+def limits(sizes: Sizes, rng: np.random.Generator) -> Iterator[Row]:
+    """Coverage where the targets are not claimed: few cases (14-30), low rates and strong clustering.
+
+    Measured and printed so that a report can warn; not part of the targets. The rate interval leans on the
+    spread between cases, which a few skewed cases understate (about 89-90 % at 14-17 cases, rate 8 %,
+    intra-case correlation 0.4-0.9); the paired difference holds up better.
+    """
+    for kind in ("binary", "bounded"):
+        for cases, repeats in ((14, 36), (17, 10), (30, 5)):
+            design = Design(Truth(kind, (0.13, 0.08), spread=1.5, shared=0.5), cases, repeats)
+            sample = _draw(design, sizes.coverage_experiments, rng)
+            rate = rate_arrays(sample.counts, sample.sums, sample.squares, confidence=NOMINAL)
+            means = np.asarray(design.truth.means)[None, :]
+            inside = float(np.mean((rate.low <= means) & (means <= rate.high)))
+            yield Row("limit: rate", design.describe(), inside, NOMINAL, 0.93, 0.97, 2 * sizes.coverage_experiments,
+                      0.93 <= inside <= 0.97, "not a target")  # fmt: skip
+            pair = _pair(sample, 0, 1)
+            gap = design.truth.means[0] - design.truth.means[1]
+            inside = float(np.mean((pair.low <= gap) & (gap <= pair.high)))
+            yield Row("limit: paired difference", design.describe(), inside, NOMINAL, 0.93, 0.97,
+                      sizes.coverage_experiments, 0.93 <= inside <= 0.97, "not a target")  # fmt: skip
 
 
 CHECKS: dict[str, Callable[[Sizes, np.random.Generator], Iterator[Row]]] = {

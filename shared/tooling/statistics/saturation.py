@@ -82,9 +82,10 @@ def saturation(
     elif at_ceiling == count:
         verdict, end, far = TOO_FEW_CASES, "ceiling", min(lowers)
     models = f"{count} model{'s' if count != 1 else ''}"
+    departure = "a score above 0" if end != "ceiling" else "a score below 1"
     see = (
-        f"{needed} cases would show a rate of {percent(margin)} at least once with probability "
-        f"{percent(1.0 - (1.0 - confidence) / 2.0)}"
+        f"A model {percent(margin)} from the {end or 'end'} would show {departure} within {needed} cases with "
+        f"probability at least {percent(1.0 - (1.0 - confidence) / 2.0)}"
     )
     if verdict == SATURATED and end == "floor":
         text = (
@@ -95,8 +96,8 @@ def saturation(
     elif verdict == SATURATED:
         text = (
             f"saturated for these models: all {models} within {percent(margin)} of the ceiling "
-            f"({at_ceiling} exactly at 1); the smallest {level} lower bound is {percent(min(lowers))}. {see} "
-            f"below the ceiling; the models ran {fewest} or more."
+            f"({at_ceiling} exactly at 1); the smallest {level} lower bound is {percent(min(lowers))}. {see}; "
+            f"the models ran {fewest} or more."
         )
     elif verdict == TOO_FEW_CASES:
         reach = percent(max(uppers)) if end == "floor" else percent(1.0 - min(lowers))
