@@ -44,11 +44,16 @@ def _read_sources(root: Path, paths: list[PurePosixPath]) -> dict[str, str]:
     return {str(path): (shared / path).read_text(encoding="utf-8") for path in paths}
 
 
-def _call_factory(root: Path, reference: str) -> list[dict[str, Any]]:
+def factory_path(reference: str) -> tuple[PurePosixPath, str]:
+    """The module under `shared/` and the function a `cases_factory` reference names."""
     module_path, _, function = reference.partition(":")
     if not module_path.startswith("hallubench.") or not function:
         raise ValueError(f"cases_factory {reference!r} must look like 'hallubench.pkg.module:function'")
-    relative = PurePosixPath(*module_path.split(".")[1:]).with_suffix(".py")
+    return PurePosixPath(*module_path.split(".")[1:]).with_suffix(".py"), function
+
+
+def _call_factory(root: Path, reference: str) -> list[dict[str, Any]]:
+    relative, function = factory_path(reference)
     shared = root / "shared"
     sources = _read_sources(root, module_closure(shared, relative))
     finder = EmbeddedModules(f"_hallubench_factory_{abs(hash(reference))}", sources)

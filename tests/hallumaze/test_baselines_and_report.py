@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from hallubench.hallumaze import task_v2, task_v3
+from hallubench.hallumaze import task_v3
 from hallubench.hallumaze.cases import make_case, v2_cases
 from hallubench.hallumaze.compact import read_cells
 from hallubench.hallumaze.generate import generate_dfs
@@ -69,8 +69,8 @@ def test_random_walk_is_simulated_not_hard_coded(rows: dict[str, list[dict[str, 
     trial = load_trial(make_case(9, 3))
     walk = random_walk(trial.maze, __import__("random").Random(1), 4 * 81)
     assert len(walk) - 1 <= 4 * 81
-    summary = task_v2.aggregate(rows["baseline:random_walk"])["metrics"]
-    oracle = task_v2.aggregate(rows["baseline:bfs_oracle"])["metrics"]
+    summary = task_v3.aggregate(rows["baseline:random_walk"])["metrics"]
+    oracle = task_v3.aggregate(rows["baseline:bfs_oracle"])["metrics"]
     assert 0.0 < summary["sr"] < 1.0
     assert summary["mei"] < oracle["mei"] == pytest.approx(0.9)
     assert summary["hc"] == 0 and summary["n_error"] == 0
@@ -87,7 +87,7 @@ def test_baseline_transcripts_replay_to_their_own_walks() -> None:
 def test_dfs_agent_backtracks_and_declares_dead_ends_truthfully(rows: dict[str, list[dict[str, object]]]) -> None:
     dfs = rows["baseline:dfs_agent"]
     assert all(r["scores"]["sr"] == 1.0 for r in dfs)  # type: ignore[index]
-    claims = task_v2.aggregate(dfs)["metrics"]["claims"]
+    claims = task_v3.aggregate(dfs)["metrics"]["claims"]
     assert claims["backtrack"]["exact_rate"] == 1.0
     assert claims["dead_end"]["precision"] == 1.0 and claims["dead_end"]["recall"] == 1.0
     assert sum(r["scores"]["bt"] for r in dfs) > 0  # type: ignore[index, misc]
@@ -96,7 +96,7 @@ def test_dfs_agent_backtracks_and_declares_dead_ends_truthfully(rows: dict[str, 
 def test_model_table_ranks_keeps_errors_and_exports(rows: dict[str, list[dict[str, object]]]) -> None:
     broken = [
         *rows["baseline:bfs_oracle"][:-4],
-        *(error_row("hallumaze/v2", "x", f"e{i}", "model_call", "down") for i in range(4)),
+        *(error_row("hallumaze/v3", "x", f"e{i}", "model_call", "down") for i in range(4)),
     ]
     table = model_table({**rows, "flaky-oracle": broken}, resamples=300)
     order = [r["model"] for r in table["rows"]]
@@ -140,7 +140,7 @@ def test_human_baseline_file_is_scored_like_a_model() -> None:
 
 def test_pictures_mark_wall_crossings(tmp_path: Path) -> None:
     reply = (DATA / "replies" / "wall_walker_claims.txt").read_text(encoding="utf-8")
-    scores = task_v2.play(make_case(5, 0), ScriptedConversation.always(reply))["scores"]
+    scores = task_v3.play(make_case(5, 0), ScriptedConversation.always(reply))["scores"]
     row = {"case_id": "n05", "condition": load_trial(make_case(5, 0)).condition(), "scores": scores}
     svg = trial_svg(row)
     root = ET.fromstring(svg)
@@ -173,7 +173,7 @@ def test_cli_draw_and_baselines(tmp_path: Path, capsys: pytest.CaptureFixture[st
 
 def test_pictures_show_title_score_and_legend_as_visible_text() -> None:
     reply = (DATA / "replies" / "wall_walker_claims.txt").read_text(encoding="utf-8")
-    scores = task_v2.play(make_case(5, 0), ScriptedConversation.always(reply))["scores"]
+    scores = task_v3.play(make_case(5, 0), ScriptedConversation.always(reply))["scores"]
     row = {"case_id": "n05-s0000", "condition": load_trial(make_case(5, 0)).condition(), "scores": scores}
     root = ET.fromstring(trial_svg(row))
     texts = [t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text")]
@@ -188,7 +188,7 @@ def test_liar_walks_through_a_wall_claims_backtracks_and_only_the_v11_score_beli
     liar, oracle = rows["baseline:liar"], rows["baseline:bfs_oracle"]
     assert all(r["scores"]["claims"]["backtrack"]["claimed"] == 3 for r in liar)  # type: ignore[index]
     assert sum(r["scores"]["hc"] for r in liar) >= 4  # type: ignore[index, misc]
-    liar_metrics, oracle_metrics = task_v2.aggregate(liar)["metrics"], task_v2.aggregate(oracle)["metrics"]
+    liar_metrics, oracle_metrics = task_v3.aggregate(liar)["metrics"], task_v3.aggregate(oracle)["metrics"]
     # the walk through a wall costs SR and MEI (BRS, lure resistance since v3, it earns: it walks past the lures)
     assert liar_metrics["sr"] < oracle_metrics["sr"] and liar_metrics["mei"] < oracle_metrics["mei"] - 0.5
     assert liar_metrics["score"] < oracle_metrics["score"] - 0.25
@@ -278,8 +278,8 @@ class _Scripted:
 
 def test_rescore_report_ranks_models_beside_baselines_and_humans(tmp_path: Path) -> None:
     cases = v2_cases(sizes=(5,), single_seeds=4, noconf_seeds=1, interactive_seeds=3)
-    follower = [play_row(task_v2.play, c, _Scripted(c), protocol_id="hallumaze/v2", payload_sha256="p") for c in cases]
-    flaky = [*follower[:-3], *(error_row("hallumaze/v2", "p", str(c["id"]), "model_call", "down") for c in cases[-3:])]
+    follower = [play_row(task_v3.play, c, _Scripted(c), protocol_id="hallumaze/v3", payload_sha256="p") for c in cases]
+    flaky = [*follower[:-3], *(error_row("hallumaze/v3", "p", str(c["id"]), "model_call", "down") for c in cases[-3:])]
     broken = tmp_path / "broken.json"
     broken.write_text('{"name": "x"}', encoding="utf-8")
     report = rescore_report(

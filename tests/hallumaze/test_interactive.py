@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from hallubench.hallumaze import task_v2
+from hallubench.hallumaze import task_v3
 from hallubench.hallumaze.cases import make_case
 from hallubench.hallumaze.grid import Cell, direction_between, step
 from hallubench.hallumaze.prompt import PLACEBO
@@ -59,7 +59,7 @@ class Oscillator:
 
 def _play(group: str, agent: object, seed: int = 0) -> dict[str, object]:
     case = make_case(5, seed, group=group, mode="interactive")
-    return play_row(task_v2.play, case, agent, protocol_id="hallumaze/v2", payload_sha256="t")  # type: ignore[arg-type]
+    return play_row(task_v3.play, case, agent, protocol_id="hallumaze/v3", payload_sha256="t")  # type: ignore[arg-type]
 
 
 def test_hint_helps_a_hint_following_agent_and_placebo_does_not() -> None:
@@ -114,4 +114,4 @@ def test_replaying_the_same_replies_sends_the_same_messages() -> None:
     row1, row2 = _play("B", first, 1), _play("B", second, 1)
     assert first.sent == second.sent
     assert row1["prompt_sha256"] == row2["prompt_sha256"]
-    assert first.sent[0] == task_v2.render(make_case(5, 1, group="B", mode="interactive"))
+    assert first.sent[0] == task_v3.render(make_case(5, 1, group="B", mode="interactive"))

@@ -1,4 +1,5 @@
-"""Classification of real test files on real HumanEvalPack problems, run in the real sandbox."""
+"""Classification of real test files on real HumanEvalPack problems, run in the real sandbox of misled-tests v1
+(superseded: its executor as v1's frozen task file has it, never today's `shared/misled_tests/classify.py`)."""
 
 from __future__ import annotations
 
@@ -6,12 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from hallubench.misled_tests.classify import classify_file, classify_pair
 from hallubench.misled_tests.data import Problem
-from hallubench.misled_tests.sandbox import Limits
+
+from support.frozen import embedded_module, frozen_for_session
 
 DATA = Path(__file__).resolve().parent / "data"
 
+V1 = frozen_for_session("misled-tests/v1")
+classify_file, classify_pair = (
+    embedded_module(V1, "classify").classify_file,
+    embedded_module(V1, "classify").classify_pair,
+)
+Limits = embedded_module(V1, "sandbox").Limits
 FAST = Limits(item_timeout_s=5.0, startup_s=10.0)
 
 

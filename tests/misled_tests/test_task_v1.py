@@ -1,20 +1,23 @@
-"""The entry module end to end with scripted replies: render, play (sandbox included), aggregate, report, CLI."""
+"""misled-tests v1 (superseded) end to end from its frozen task file, with scripted replies: render, play (its
+sandbox included), aggregate; the report and the CLI of today's tooling on its rows."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from hallubench.misled_tests import task_v1
 from hallubench.misled_tests.cases import cases_for
-from hallubench.rows import play_row
 from hallubench.tooling.misled_tests.report import build_report, format_report, rows_from_paths
+from hallubench.tooling.taskfile.reader import FrozenProtocol
 from hallubench.tooling.testing import ScriptedConversation
+
+from support.frozen import frozen
 
 DATA = Path(__file__).resolve().parent / "data"
 MISLED_REPLY = "```python\n" + (DATA / "get_positive_example.py").read_text(encoding="utf-8") + "```\n"
@@ -22,6 +25,13 @@ EFFECTIVE_REPLY = (
     "```py\nfrom solution import get_positive\n\n\ndef test_keeps_positive():\n"
     "    assert get_positive([1, -1]) == [1]\n```"
 )
+
+
+@pytest.fixture(scope="module")
+def v1() -> Iterator[FrozenProtocol]:
+    """misled-tests v1 (superseded) as its frozen task file has it: its entry, executor and row helpers."""
+    with frozen("misled-tests/v1") as loaded:
+        yield loaded
 
 
 def _case(condition: str, thinking: str = "off") -> dict[str, Any]:
@@ -36,17 +46,17 @@ def test_cases_are_ids_and_hashes_only(data_env: Path) -> None:
     assert set(off[0]) == {"id", "problem", "condition", "thinking", "problem_sha256"}
 
 
-def test_render_hides_the_docstring_in_buggy_code_and_is_stable(data_env: Path) -> None:
-    buggy = task_v1.render(_case("buggy_code"))
+def test_render_hides_the_docstring_in_buggy_code_and_is_stable(data_env: Path, v1: FrozenProtocol) -> None:
+    buggy = v1.entry.render(_case("buggy_code"))
     assert "e < 0" in buggy and "Return only positive" not in buggy
-    assert "Return only positive" in task_v1.render(_case("buggy_with_docstring"))
-    assert task_v1.render(_case("fixed_code")) != buggy
-    assert task_v1.render(_case("buggy_code")) == buggy
+    assert "Return only positive" in v1.entry.render(_case("buggy_with_docstring"))
+    assert v1.entry.render(_case("fixed_code")) != buggy
+    assert v1.entry.render(_case("buggy_code")) == buggy
 
 
-def test_play_misled_reply(data_env: Path) -> None:
-    row = play_row(
-        task_v1.play,
+def test_play_misled_reply(data_env: Path, v1: FrozenProtocol) -> None:
+    row = v1.rows.play_row(
+        v1.entry.play,
         _case("buggy_code"),
         ScriptedConversation([MISLED_REPLY]),
         protocol_id="misled-tests/v1",
@@ -57,42 +67,48 @@ def test_play_misled_reply(data_env: Path) -> None:
     assert row["pytest_version"] and row["isolation"]["process_per_item"] is True
 
 
-def test_play_model_spec_keeps_the_spec_and_asks_twice(data_env: Path) -> None:
+def test_play_model_spec_keeps_the_spec_and_asks_twice(data_env: Path, v1: FrozenProtocol) -> None:
     conv = ScriptedConversation(['"""Return the positive numbers of l, in order."""', EFFECTIVE_REPLY])
-    row = play_row(task_v1.play, _case("model_spec"), conv, protocol_id="misled-tests/v1", payload_sha256="x")
+    row = v1.rows.play_row(v1.entry.play, _case("model_spec"), conv, protocol_id="misled-tests/v1", payload_sha256="x")
     assert row["verdict"] == "pass" and row["calls"] == 2
     assert row["spec"] == "Return the positive numbers of l, in order."
     assert "Return the positive numbers of l, in order." in conv.asked[1] and "e < 0" not in conv.asked[1]
 
 
-def test_truncated_reply_is_an_unusable_row_not_a_dropped_one(data_env: Path) -> None:
+def test_truncated_reply_is_an_unusable_row_not_a_dropped_one(data_env: Path, v1: FrozenProtocol) -> None:
     cut = MISLED_REPLY[: len(MISLED_REPLY) // 2]
-    row = play_row(
-        task_v1.play, _case("fixed_code", "on"), ScriptedConversation([cut]), protocol_id="p", payload_sha256="x"
+    row = v1.rows.play_row(
+        v1.entry.play, _case("fixed_code", "on"), ScriptedConversation([cut]), protocol_id="p", payload_sha256="x"
     )
     assert (row["verdict"], row["scores"]["unusable_reason"], row["scores"]["n_tests"]) == ("fail", "truncated", 0)
 
 
-def test_tampered_data_is_a_harness_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data_env: Path) -> None:
+def test_tampered_data_is_a_harness_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data_env: Path, v1: FrozenProtocol
+) -> None:
     case = dict(_case("buggy_code"), problem_sha256="0" * 64)
-    row = play_row(task_v1.play, case, ScriptedConversation([MISLED_REPLY]), protocol_id="p", payload_sha256="x")
+    row = v1.rows.play_row(
+        v1.entry.play, case, ScriptedConversation([MISLED_REPLY]), protocol_id="p", payload_sha256="x"
+    )
     assert (row["verdict"], row["error_kind"]) == ("error", "data")
 
 
-def _rows(data_env: Path) -> list[dict[str, Any]]:
+def _rows(data_env: Path, v1: FrozenProtocol) -> list[dict[str, Any]]:
     rows = []
     for number in (30,):
         for condition, reply in (("buggy_code", MISLED_REPLY), ("fixed_code", EFFECTIVE_REPLY)):
             case = dict(_case(condition), id=f"p{number:03d}-{condition}-think_off")
             rows.append(
-                play_row(task_v1.play, case, ScriptedConversation([reply]), protocol_id="p", payload_sha256="x")
+                v1.rows.play_row(
+                    v1.entry.play, case, ScriptedConversation([reply]), protocol_id="p", payload_sha256="x"
+                )
             )
     return rows
 
 
-def test_aggregate_and_report(data_env: Path, tmp_path: Path) -> None:
-    rows = _rows(data_env)
-    aggregate = task_v1.aggregate(rows)
+def test_aggregate_and_report(data_env: Path, tmp_path: Path, v1: FrozenProtocol) -> None:
+    rows = _rows(data_env, v1)
+    aggregate = v1.entry.aggregate(rows)
     assert aggregate["headline"] == pytest.approx(6 / 7)
     table = {line["condition"]: line for line in aggregate["metrics"]["conditions"]}
     assert table["fixed_code"]["effective"] == 1 and table["fixed_code"]["n_tests"] == 1

@@ -5,14 +5,18 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
 
-from hallubench.misled_tests import task_v1, task_v3
+from hallubench.misled_tests import task_v3
 from hallubench.misled_tests.cases import cases_for
 from hallubench.rows import play_row
+
+from support.frozen import frozen
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "misled_tests" / "data"
@@ -39,6 +43,13 @@ class ScriptedConversation:
         return self.replies.pop(0)
 
 
+@pytest.fixture(scope="module")
+def v1_entry() -> Iterator[ModuleType]:
+    """misled-tests v1's entry as its frozen task file has it: what v3's prompts are held to."""
+    with frozen("misled-tests/v1") as loaded:
+        yield loaded.entry
+
+
 def _case(condition: str, thinking: str = "off") -> dict[str, Any]:
     return {case["id"]: case for case in cases_for(thinking)}[f"p030-{condition}-think_{thinking}"]
 
@@ -56,11 +67,11 @@ def _play(module: Any, case: dict[str, Any], replies: list[str]) -> tuple[dict[s
 
 
 @pytest.mark.parametrize("condition", ["buggy_code", "model_spec", "human_docstring"])
-def test_v2_sends_exactly_what_v1_sends(data_env: Path, condition: str) -> None:
+def test_v3_sends_exactly_what_v1_sends(data_env: Path, condition: str, v1_entry: ModuleType) -> None:
     replies = ['"""Return the positive numbers of l, in order."""', EFFECTIVE_REPLY]
-    _, v1 = _play(task_v1, _case(condition), list(replies))
+    _, v1 = _play(v1_entry, _case(condition), list(replies))
     _, v3 = _play(task_v3, _case(condition), list(replies))
-    assert v3.asked == v1.asked and task_v3.render(_prepared(condition)) == task_v1.render(_case(condition))
+    assert v3.asked == v1.asked and task_v3.render(_prepared(condition)) == v1_entry.render(_case(condition))
 
 
 @pytest.mark.parametrize("version", ["v2", "v3"])
@@ -74,11 +85,11 @@ def test_golden_prompts_of_later_versions_are_v1s(repo_root: Path, version: str)
 
 
 def test_prepare_adds_the_verified_problem_and_render_needs_no_data(
-    data_env: Path, monkeypatch: pytest.MonkeyPatch
+    data_env: Path, monkeypatch: pytest.MonkeyPatch, v1_entry: ModuleType
 ) -> None:
     case = _prepared("buggy_code")
     assert case["humanevalpack"]["task_id"] == "Python/30" and set(case) - set(_case("buggy_code")) == {"humanevalpack"}
-    v1_prompt = task_v1.render(_case("buggy_code"))
+    v1_prompt = v1_entry.render(_case("buggy_code"))
     monkeypatch.setenv("HALLUBENCH_HUMANEVALPACK", "/nonexistent/humanevalpack.jsonl")
     monkeypatch.setattr(task_v3, "cached_problems", None)  # render and play may not load the data
     assert task_v3.render(case) == v1_prompt

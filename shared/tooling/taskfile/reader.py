@@ -163,6 +163,11 @@ class FrozenProtocol:
         self.rows: ModuleType = self._finder.load("rows")
         self.model_call_error: type[Exception] = self._finder.load("conversation").ModelCallError
 
+    def load(self, name: str) -> ModuleType:
+        """Another module the task file embeds, by its dotted name below the package root (`misled.classify`)."""
+        module: ModuleType = self._finder.load(name)
+        return module
+
     def close(self) -> None:
         self._finder.uninstall()
 
