@@ -6,6 +6,8 @@ edited: the new benchmark is registered by its own declaration file.
 
 from __future__ import annotations
 
+import json
+import os
 import shlex
 import shutil
 import subprocess
@@ -127,3 +129,114 @@ def test_an_unusable_name_writes_nothing(
     assert main(["new", name]) == 2
     assert message in capsys.readouterr().err
     assert _tree(checkout) == before
+
+
+# -- done when: a new benchmark with a leaderboard and a page of its own touches only its own folders -------------
+
+REPORT = '''"""demo-bench's report for `hallubench rescore`: accuracy per model, ranked with intervals."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..leaderboard import Entry, leaderboard, units_from
+
+
+def rescore_report(rows_by_model: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, Any]:
+    entries = [
+        Entry(model, "model", units_from((str(r["case_id"]), r["verdict"] == "pass", 1.0) for r in rows))
+        for model, rows in rows_by_model.items()
+    ]
+    board = leaderboard("accuracy", entries, higher_is_better=True)
+    text = "\\n".join(f"{line['name']}: {line['value']}" for line in board["entries"])
+    return {"text": text + "\\n", "markdown": text, "json": {"leaderboard": board}, "csv": ""}
+'''
+PAGE = '''"""demo-bench on the report page: a column beside the leaderboard and the evidence of each row."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..report_html.rowset import PageRow
+from ..report_html.view import PageView
+
+SCRIPT = (
+    "window.hallubenchView = function (entry, hb) {"
+    ' return hb.el("p", "demo-evidence", "scored: " + (entry.row || {}).detail); };'
+)
+
+
+def page_view(result: Mapping[str, Any], rows: Sequence[PageRow]) -> PageView:
+    models = (result.get("models") or {}).keys()
+    return PageView(columns={"demo column": {m: "<i>demo cell</i>" for m in models}}, script=SCRIPT)
+'''
+
+
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture
+def git_copy(repo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """This checkout's tracked layout in a fresh git repository, committed, as HALLUBENCH_ROOT."""
+    root = tmp_path / "copy"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "artefacts")
+    for folder in ("shared", "frozen_cases", "tasks", "tests", "scripts"):
+        shutil.copytree(repo_root / folder, root / folder, ignore=ignore)
+    for name in ("pyproject.toml", "README.md", ".gitignore"):
+        shutil.copyfile(repo_root / name, root / name)
+    _git(root.parent, "init", "-q", "-b", "main", str(root))
+    _git(root, "add", "-A")
+    _git(root, "-c", "user.email=t@hallubench.invalid", "-c", "user.name=t", "commit", "-q", "-m", "copy")
+    monkeypatch.setenv("HALLUBENCH_ROOT", str(root))
+    return root
+
+
+@pytest.mark.slow
+@pytest.mark.kbench
+def test_a_new_benchmark_with_a_leaderboard_and_a_page_view_touches_only_its_own_folders(
+    git_copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("kaggle_benchmarks")
+    from support.hosted import run_like_kaggle
+
+    assert main(["new", NAME]) == 0
+    tooling = git_copy / "shared" / "tooling" / PACKAGE
+    (tooling / "report.py").write_text(REPORT, encoding="utf-8")
+    (tooling / "page.py").write_text(PAGE, encoding="utf-8")
+    declaration = tooling / "benchmark.py"
+    hooks = (
+        f'        report="hallubench.tooling.{PACKAGE}.report:rescore_report",\n'
+        f'        page_view="hallubench.tooling.{PACKAGE}.page:page_view",\n'
+    )
+    text = declaration.read_text(encoding="utf-8")
+    declaration.write_text(text.replace("        protocols=(\n", hooks + "        protocols=(\n", 1), encoding="utf-8")
+    assert main(["build", NAME]) == 0
+
+    # The copy's own hallubench rescores a run of the new task file and writes its page, through the two hooks.
+    runs = tmp_path / "runs"
+    run_like_kaggle(
+        git_copy / "tasks" / f"{PACKAGE}_v1.py", runs, lambda messages: "It is 42.", env={"HALLUBENCH_LIMIT": "3"}
+    )
+    link = tmp_path / "py"
+    link.mkdir()
+    (link / "hallubench").symlink_to(git_copy / "shared", target_is_directory=True)
+    env = {**os.environ, "PYTHONPATH": str(link), "HALLUBENCH_ROOT": str(git_copy), "PYTHONDONTWRITEBYTECODE": "1"}
+    page, result = tmp_path / "page.html", tmp_path / "result.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "hallubench", "rescore", str(runs), "--json", str(result), "--html", str(page)],
+        capture_output=True, text=True, cwd=tmp_path, env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert json.loads(result.read_text(encoding="utf-8"))["benchmark"]["leaderboard"]["metric"] == "accuracy"
+    html = page.read_text(encoding="utf-8")
+    assert 'class="leaderboard' in html and "demo column" in html and "<i>demo cell</i>" in html
+    assert 'hb.el("p", "demo-evidence"' in html and f'data-benchmark="{NAME}"' in html
+
+    changed = [line[3:] for line in _git(git_copy, "status", "--porcelain", "--untracked-files=all").splitlines()]
+    own = (f"shared/{PACKAGE}/", f"shared/tooling/{PACKAGE}/", f"tests/{PACKAGE}/")
+    built = (f"tasks/{PACKAGE}_v1.py", f"frozen_cases/{NAME}/")  # what `build` writes for it, documented
+    assert changed and all(path.startswith(own + built) for path in changed), changed
+    assert {f"shared/tooling/{PACKAGE}/report.py", f"shared/tooling/{PACKAGE}/page.py"} <= set(changed)
