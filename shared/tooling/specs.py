@@ -41,6 +41,10 @@ The hooks a version or benchmark may provide, each with its default; nothing is 
 - `run_options` (version, default none): settings a local run may change (`hallubench run --option
   NAME=VALUE`), passed to `play` as its third argument and written into every row.
 - `n_jobs` (version, default 1): rows kaggle-benchmarks plays at once.
+- `frozen_entry` (version, default none): not a hook but a fact about a frozen task file: the path it embeds
+  the entry under when the package folder was renamed after the freeze (`maze/task_v3.py` while `entry`
+  is `hallumaze/task_v3.py`). `build --check`, `hallubench modules` and the contract suite map the frozen
+  file's module paths to today's through it (`path_today`); a version still to be built has none.
 - `executes_model_code` (version, default off): `play` runs code the model wrote (misled-tests runs its
   tests). The tooling then never calls that `play` on the host: `rescore`, `--scorer` and the
   benchmark's own commands run it in the kernel-enforced jail (`tooling/jail/`), and every row
