@@ -3,20 +3,26 @@
 A ranking alone invites reading every gap as real. Here each entry (a model, a simulated
 baseline, a human group) is scored on units it may share with the others (cases, problems);
 its statistic is a ratio of sums over its units (a plain mean when every denominator is 1).
-Every two entries are compared on the units both have, with a paired bootstrap of the
-difference (the units resampled together, so what is shared cancels): the pair is *separable*
-when the interval excludes 0. Groups are the maximal runs of consecutive ranks in which no two
-entries are separable; an entry belongs to every group that covers it, so entries sharing a
-letter cannot be told apart (a compact letter display). The pairs are the evidence; groups only
-summarise them. Intervals are not corrected for the number of pairs, and the report says so.
+Units that repeat one case (the k samples of a prompt) are clustered: an entry may map each unit
+to its cluster, and every interval and test then resamples or counts clusters, not units, since
+repeats of one case share its difficulty.
 
-Tooling, never embedded: numpy and `hallubench.stats` only, no I/O.
+Every two entries are compared on the clusters both have: the difference with its paired
+bootstrap interval (the evidence shown), and a cluster-robust paired test whose p-values are
+adjusted together across all pairs (Holm by default, `hallubench.tooling.statistics`): a pair is
+*separable* when its adjusted p-value is at most 1 - confidence, so a group letter means the same
+at 3 entries and at 36. Entries sharing a letter were not shown to differ (a compact letter
+display). Beside each rank stands its bootstrap rank interval, and above the board the
+saturation verdict: whether every entry sits within a margin of the floor or the ceiling, with
+the cases a rate of that margin needs.
+
+Tooling, never embedded: numpy, `hallubench.stats` and `hallubench.tooling.statistics`, no I/O.
 """
 
 from __future__ import annotations
 
 import string
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +30,8 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import stats
+from .headline import Headline
+from .statistics import CaseTable, rank_intervals, saturation, separability
 
 _CHUNK_ELEMENTS = 2_000_000  # resampled indices held at once (about 16 MB)
 
@@ -36,6 +44,11 @@ class Entry:
     kind: str  # "model", "baseline" or "human"
     units: Mapping[str, tuple[float, float]]
     denominators: Mapping[str, int] = field(default_factory=dict)
+    clusters: Mapping[str, str] = field(default_factory=dict)  # unit -> the case it repeats (default: itself)
+
+    def clustered(self) -> dict[str, tuple[float, float]]:
+        """The units summed per cluster: what every interval and test here resamples."""
+        return units_from((self.clusters.get(unit, unit), num, den) for unit, (num, den) in self.units.items())
 
 
 def units_from(items: Iterable[tuple[str, float, float]]) -> dict[str, tuple[float, float]]:
@@ -56,27 +69,39 @@ def leaderboard(
     confidence: float = 0.95,
     resamples: int = 1000,
     seed: int = 0,
+    adjustment: str = "holm",
+    margin: float = 0.01,
 ) -> dict[str, Any]:
-    """The ranked entries with intervals, every pairwise difference and the groups, as a JSON-able dict."""
-    lines = [_line(entry, confidence, resamples, seed) for entry in entries]
+    """The ranked entries with intervals and rank intervals, every pairwise difference with its adjusted test,
+    the groups and the saturation verdict, as a JSON-able dict."""
+    clustered = [Entry(e.name, e.kind, e.clustered(), e.denominators) for e in entries]
+    lines = [_line(entry, confidence, resamples, seed) for entry in clustered]
     lines.sort(key=lambda line: _rank_key(line, higher_is_better))
-    by_name = {entry.name: entry for entry in entries}
+    by_name = {entry.name: entry for entry in clustered}
+    table = case_table(clustered)
+    scored = [line for line in lines if line["value"] is not None]
+    tests = separability(table, higher_is_better=higher_is_better, confidence=confidence, adjustment=adjustment)
+    called = {frozenset((t.first, t.second)): t for t in tests.pairs}
     pairs = []
     for i, first in enumerate(lines):
         for second in lines[i + 1 :]:
-            pairs.append(
-                _pair(
-                    by_name[first["name"]],
-                    by_name[second["name"]],
-                    confidence=confidence,
-                    resamples=resamples,
-                    seed=seed,
-                )
+            pair = _pair(
+                by_name[first["name"]], by_name[second["name"]], confidence=confidence, resamples=resamples, seed=seed
             )
-    separable = {(p["a"], p["b"]) for p in pairs if p["separable"]}
-    groups = _groups([line["name"] for line in lines if line["value"] is not None], separable)
+            test = called.get(frozenset((first["name"], second["name"])))
+            pair["p_value"] = test.p_value if test is not None else None
+            pair["p_adjusted"] = test.p_adjusted if test is not None else None
+            pair["separable"] = bool(test is not None and test.separable)
+            pairs.append(pair)
+    groups = [{"label": _label(i), "members": list(members)} for i, members in enumerate(tests.groups)]
+    places = {r.model: r for r in rank_intervals(table, higher_is_better=higher_is_better, confidence=confidence,
+                                                  resamples=resamples, seed=seed).models} if scored else {}  # fmt: skip
     for line in lines:
         line["groups"] = [group["label"] for group in groups if line["name"] in group["members"]]
+        place = places.get(line["name"])
+        line["rank_low"] = place.low if place is not None else None
+        line["rank_high"] = place.high if place is not None else None
+    verdict = saturation(table, margin=margin, confidence=confidence, comparisons=tests).to_dict() if scored else None
     return {
         "metric": metric,
         "higher_is_better": higher_is_better,
@@ -84,15 +109,55 @@ def leaderboard(
         "confidence": confidence,
         "resamples": resamples,
         "seed": seed,
+        "adjustment": adjustment,
         "method": (
-            f"paired percentile bootstrap over shared {unit_name}s ({resamples} resamples, seed {seed}); "
-            f"{100 * confidence:g}% intervals, not corrected for the number of pairs; a pair is separable "
-            "when the interval of its difference excludes 0"
+            f"differences: paired percentile bootstrap over shared {unit_name}s ({resamples} resamples, seed "
+            f"{seed}), repeats of one {unit_name} resampled together; separable: {tests.method}; rank intervals: "
+            f"bootstrap over {unit_name}s, {100 * confidence:g}% per entry"
         ),
         "entries": lines,
         "pairs": pairs,
         "groups": groups,
+        "saturation": verdict,
     }
+
+
+def board_of(
+    headlines: Mapping[str, Headline],
+    *,
+    kinds: Callable[[str], str] | None = None,
+    resamples: int = 1000,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """The leaderboard of entries given by their headlines (`kinds`: an entry's kind from its name; "model")."""
+    entries = [
+        Entry(name, kinds(name) if kinds else "model", h.units, dict(h.counts), dict(h.clusters))
+        for name, h in headlines.items()
+    ]
+    first = next(iter(headlines.values()), None)
+    return leaderboard(
+        first.metric if first else "",
+        entries,
+        higher_is_better=first.higher_is_better if first else True,
+        unit_name=first.unit_name if first else "case",
+        resamples=resamples,
+        seed=seed,
+    )
+
+
+def case_table(entries: Sequence[Entry]) -> CaseTable:
+    """The entries' clustered units as the statistics' case table: per entry and case, the denominator (count)
+    and the numerator (sum). Squares are set to the sums, exact for binary outcomes; only power planning reads
+    them, and it builds its own table from the rows' scores."""
+    models = tuple(entry.name for entry in entries)
+    cases = tuple(sorted({unit for entry in entries for unit in entry.units}))
+    column = {case: j for j, case in enumerate(cases)}
+    counts, sums = np.zeros((len(models), len(cases))), np.zeros((len(models), len(cases)))
+    for i, entry in enumerate(entries):
+        for unit, (numerator, denominator) in entry.units.items():
+            counts[i, column[unit]] += denominator
+            sums[i, column[unit]] += min(max(numerator, 0.0), denominator)
+    return CaseTable(models, cases, counts, sums, sums.copy())
 
 
 def _rank_key(line: Mapping[str, Any], higher_is_better: bool) -> tuple[bool, float, str]:
@@ -189,22 +254,6 @@ def _ratio_interval(
     tail = (1.0 - confidence) / 2.0
     low, high = np.quantile(samples, [tail, 1.0 - tail])
     return (float(low), float(high))
-
-
-def _groups(ranked: Sequence[str], separable: set[tuple[str, str]]) -> list[dict[str, Any]]:
-    """Maximal runs of consecutive ranks with no separable pair inside, labelled a, b, c, ..."""
-
-    def apart(x: str, y: str) -> bool:
-        return (x, y) in separable or (y, x) in separable
-
-    runs: list[tuple[int, int]] = []
-    for start in range(len(ranked)):
-        stop = start
-        while stop + 1 < len(ranked) and not any(apart(ranked[m], ranked[stop + 1]) for m in range(start, stop + 1)):
-            stop += 1
-        if not runs or stop > runs[-1][1]:
-            runs.append((start, stop))
-    return [{"label": _label(i), "members": list(ranked[a : b + 1])} for i, (a, b) in enumerate(runs)]
 
 
 def _label(index: int) -> str:

@@ -64,6 +64,9 @@ The hooks a version or benchmark may provide, each with its default; nothing is 
 - `reachability` (benchmark, default none): `"module:function"` of the tooling that returns, for a run's
   options, the services it needs that give no answer here; `run` stops (exit 2, "registries unreachable")
   before the task file starts, rather than let an outage read as a failed control.
+- `headline` (benchmark, default none): `"module:function"` of the tooling that turns one model's verified
+  rows into its `Headline` (`hallubench.tooling.headline`): the metric, its direction, and per unit its
+  (numerator, denominator) and cluster. The leaderboard, `hallubench plan` and the drift check read it.
 - `report` (benchmark, default none): `"module:function"` of the tooling that turns verified rows
   into the benchmark's own tables for `rescore` (`function(rows_by_model, **options) -> dict`).
 - `commands` (benchmark, default none): the tooling module whose `register(subparsers, name, aliases)`
@@ -200,6 +203,7 @@ class Benchmark:
     data_help: str | None = None  # how to provide the data `prepare` loads, said when it cannot be loaded
     outages: str | None = None  # services a re-scored row needed that gave no answer (see the module docstring)
     reachability: str | None = None  # services a run needs that give no answer here, checked before it starts
+    headline: str | None = None  # one model's rows -> its Headline (leaderboard, plan, drift)
     page_view: str | None = None  # its part of the HTML report (see the module docstring)
     scorer_changes: tuple[ScorerChange, ...] = ()  # why a newer version's scorer moves an older one's rows
 

@@ -16,6 +16,7 @@ BENCHMARKS = (
         cli_aliases=("packages",),
         commands="hallubench.tooling.hallucinated_packages.commands",
         report="hallubench.tooling.hallucinated_packages.report:rescore_report",
+        headline="hallubench.tooling.hallucinated_packages.report:headline",
         page_view="hallubench.tooling.hallucinated_packages.page:page_view",
         scorer_changes=(ScorerChange(7, 8, "hallubench.tooling.hallucinated_packages.changes:explain"),),
         outages="hallubench.tooling.hallucinated_packages.outages:registry_outages",

@@ -12,6 +12,8 @@ import io
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..headline import Headline
+from ..leaderboard import board_of, units_from
 from ..rescore.scorer_changes import Explain, field_changes
 
 _RATES = (
@@ -74,23 +76,26 @@ def markdown_report(result: Mapping[str, Any], *, model: str = "") -> str:
     return "\n".join(lines) + "\n"
 
 
-def separability(rows_by_model: Mapping[str, Sequence[dict[str, Any]]]) -> dict[str, Any]:
-    """The headline rate per model (per reference), every paired difference over shared samples, and the groups."""
-    from ..leaderboard import Entry, leaderboard, units_from
+def headline(rows: Sequence[Mapping[str, Any]]) -> Headline:
+    """One model's hallucinated package rate per reference: per sample (missing, decided) references, the k
+    samples of one prompt clustered (they share the prompt's difficulty)."""
+    scored = [r for r in rows if isinstance(r.get("scores"), Mapping) and r.get("verdict") != "error"]
+    packages = [(str(r.get("case_id")), str(r.get("prompt_id") or r.get("case_id")), r["scores"]["packages"])
+                for r in scored]  # fmt: skip
+    units = units_from((case, p["missing"], p["exists"] + p["missing"]) for case, _, p in packages)
+    counts = {
+        "references decided": int(sum(d for _, d in units.values())),
+        "unverified": sum(int(p["unverified"]) for _, _, p in packages),
+        "samples": len(rows),
+        "error rows": len(rows) - len(scored),
+    }
+    clusters = {case: prompt for case, prompt, _ in packages}
+    return Headline("hallucinated package rate (per reference)", False, "prompt", units, clusters, counts)
 
-    entries = []
-    for model, rows in sorted(rows_by_model.items()):
-        scored = [r for r in rows if isinstance(r.get("scores"), Mapping) and r.get("verdict") != "error"]
-        packages = [(str(r.get("case_id")), r["scores"]["packages"]) for r in scored]
-        units = units_from((case, p["missing"], p["exists"] + p["missing"]) for case, p in packages)
-        counts = {
-            "references decided": int(sum(d for _, d in units.values())),
-            "unverified": sum(int(p["unverified"]) for _, p in packages),
-            "samples": len(rows),
-            "error rows": len(rows) - len(scored),
-        }
-        entries.append(Entry(model, "model", units, counts))
-    return leaderboard("hallucinated package rate (per reference)", entries, higher_is_better=False, unit_name="sample")
+
+def separability(rows_by_model: Mapping[str, Sequence[dict[str, Any]]]) -> dict[str, Any]:
+    """The headline rate per model (per reference), every paired difference over shared prompts, and the groups."""
+    return board_of({model: headline(rows) for model, rows in sorted(rows_by_model.items())})
 
 
 def rescore_report(

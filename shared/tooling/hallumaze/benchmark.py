@@ -16,6 +16,7 @@ BENCHMARKS = (
         cli_aliases=("maze",),
         commands="hallubench.tooling.hallumaze.commands",
         report="hallubench.tooling.hallumaze.report:rescore_report",
+        headline="hallubench.tooling.hallumaze.report:headline",
         page_view="hallubench.tooling.hallumaze.page:page_view",
         scorer_changes=(ScorerChange(2, 3, "hallubench.tooling.hallumaze.changes:explain"),),
         protocols=(

@@ -26,6 +26,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,7 +38,8 @@ from ...hallumaze.compact import read_cells, read_ints
 from ...hallumaze.trial import load_trial
 from ...rows import play_row
 from ..csv_cells import cell
-from ..leaderboard import Entry, leaderboard, units_from
+from ..headline import Headline
+from ..leaderboard import board_of, units_from
 from ..rescore.scorer_changes import Explain, changes_by_model, field_changes
 from ..taskfile.reader import FrozenProtocol, TaskFile
 from . import glossary
@@ -390,23 +392,29 @@ def compare_models(
     return out
 
 
+REPEAT_SUFFIX = re.compile(r"-r\d+$")  # `n05-s0000-plain-A-r1`: repeat 1 of that maze and condition
+
+
+def headline(rows: Sequence[Row]) -> Headline:
+    """One entry's verified hallumaze score: per trial (score, 1), an errored trial 0, repeats of one maze and
+    condition clustered."""
+    values = _values(rows, "score")
+    errors = sum(1 for row in rows if row.get("verdict") == "error")
+    cases = [str(row.get("case_id")) for row in rows]
+    return Headline(
+        "hallumaze score",
+        True,
+        "case",
+        units_from((case, value, 1.0) for case, value in zip(cases, values, strict=True)),
+        {case: REPEAT_SUFFIX.sub("", case) for case in cases},
+        {"trials": len(rows), "scored": len(scored(rows)), "errors": errors},
+    )
+
+
 def separability(rows_by_entry: Mapping[str, Sequence[Row]], *, resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
     """The leaderboard by verified score with every pairwise paired difference and the groups it cannot split."""
-    entries = []
-    for name, rows in rows_by_entry.items():
-        values = _values(rows, "score")
-        errors = sum(1 for row in rows if row.get("verdict") == "error")
-        entries.append(
-            Entry(
-                name,
-                kind_of(name),
-                units_from((str(row.get("case_id")), value, 1.0) for row, value in zip(rows, values, strict=True)),
-                {"trials": len(rows), "scored": len(scored(rows)), "errors": errors},
-            )
-        )
-    return leaderboard(
-        "hallumaze score", entries, higher_is_better=True, unit_name="case", resamples=resamples, seed=seed
-    )
+    return board_of({name: headline(rows) for name, rows in rows_by_entry.items()}, kinds=kind_of,
+                    resamples=resamples, seed=seed)  # fmt: skip
 
 
 def best_and_worst(rows: Sequence[Row]) -> tuple[Row | None, Row | None]:

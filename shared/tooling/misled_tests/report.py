@@ -20,6 +20,8 @@ from typing import Any
 from ...misled_tests.conditions import CONDITIONS, DESCRIPTIONS
 from ...misled_tests.metrics import PRIMARY, aggregate_rows
 from ..csv_cells import cells
+from ..headline import Headline
+from ..leaderboard import board_of, units_from
 
 
 class ReportInputError(Exception):
@@ -124,26 +126,23 @@ def format_report(report: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def headline(rows: Sequence[Mapping[str, Any]]) -> Headline:
+    """One model's misled share of tests with the buggy code shown: per problem (misled, all) tests."""
+    from ...misled_tests.conditions import BUGGY_CODE
+
+    buggy = [r for r in rows if r.get("condition") == BUGGY_CODE]
+    scored = [r for r in buggy if r.get("verdict") in ("pass", "fail") and isinstance(r.get("scores"), dict)]
+    units = units_from(
+        (str(r["problem"]), r["scores"].get("misled", 0) or 0, r["scores"].get("n_tests", 0) or 0) for r in scored
+    )
+    counts = {"tests": int(sum(d for _, d in units.values())), "problems": len(units)}
+    counts["harness errors"] = len(buggy) - len(scored)
+    return Headline("misled tests / all tests, buggy code shown", False, "problem", units, {}, counts)
+
+
 def separability(report: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The headline (misled share of tests, buggy code shown) per model, paired over shared problems, and groups."""
-    from ...misled_tests.conditions import BUGGY_CODE
-    from ..leaderboard import Entry, leaderboard, units_from
-
-    entries = []
-    for name, group in group_by_model(rows).items():
-        if name not in report["models"]:
-            continue
-        buggy = [r for r in group if r.get("condition") == BUGGY_CODE]
-        scored = [r for r in buggy if r.get("verdict") in ("pass", "fail") and isinstance(r.get("scores"), dict)]
-        units = units_from(
-            (str(r["problem"]), r["scores"].get("misled", 0) or 0, r["scores"].get("n_tests", 0) or 0) for r in scored
-        )
-        counts = {"tests": int(sum(d for _, d in units.values())), "problems": len(units)}
-        counts["harness errors"] = len(buggy) - len(scored)
-        entries.append(Entry(name, "model", units, counts))
-    return leaderboard(
-        "misled tests / all tests, buggy code shown", entries, higher_is_better=False, unit_name="problem"
-    )
+    return board_of({name: headline(group) for name, group in group_by_model(rows).items() if name in report["models"]})
 
 
 def rescore_report(rows_by_model: Mapping[str, Sequence[dict[str, Any]]]) -> dict[str, Any]:
