@@ -170,6 +170,27 @@ class Batch:
     exit_code: int | None = None
 
 
+def _running(pid: int) -> bool:
+    """Still able to run code: present and not a zombie (an orphaned zombie waits on a reaper, not on us)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return False
+    state = stat[stat.rfind(b")") + 2 :].split()[0]
+    return state not in (b"Z", b"X")
+
+
+def _describe(pid: int) -> str:
+    """The survivor's command line and parent, so that a failure says what escaped."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return "(gone)"
+    fields = stat[stat.rfind(b")") + 2 :].split()
+    return f"{argv.strip()} (state {fields[0].decode()}, parent {fields[1].decode()})"
+
+
 def _around(world: World, run: Callable[[], tuple[dict[str, dict[str, Any]], int | None]]) -> Batch:
     before, processes, connections = world.snapshot(), _session_processes(), world.listener.accepted
     by_file, code = run()
@@ -318,8 +339,8 @@ def test_the_host_is_left_as_it_was(batches: dict[str, Batch], path: str) -> Non
     assert batch.after == batch.before
     assert batch.connections == 0
     assert batch.victim_alive
-    alive = {pid for pid in batch.new_processes if Path(f"/proc/{pid}").exists()}
-    assert alive == set()
+    alive = {pid: _describe(pid) for pid in batch.new_processes if _running(pid)}
+    assert alive == {}
 
 
 def _classification(path: str, found: dict[str, Any]) -> dict[str, Any]:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from datetime import datetime
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 EXIT_USAGE = 2  # also in rescore.exit_codes, with the other codes and their precedence
 
@@ -86,8 +88,11 @@ def add_jail_option(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..board_text import board_lines, drift_lines
+    from ..headline import headline_hook
     from ..jail.policy import JailRefused, parse_accepted
     from ..report_html.view import view_hook
+    from ..rescore.drift_check import drifts
     from ..rescore.engine import rescore_runs
     from ..rescore.exit_codes import EXIT_JAIL, exit_code
     from ..rescore.feed import RunFileFeed
@@ -98,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
     from ..rescore.reporters import benchmark_report, pictures_option, report_hook
     from ..rescore.scorer_changes import explanation
     from ..specs import HookError
+    from ..statistics import Drift
     from ..task_lookup import TaskNotFound, current_registry, find_task, task_files_by_run_name
     from ..taskfile.reader import TaskFileError, read_task_file
 
@@ -133,6 +139,7 @@ def run(args: argparse.Namespace) -> int:
         spec = registry.spec(task.protocol_id)
         newer_spec = registry.spec(newer.protocol_id) if newer is not None else None
         report_function = report_hook(registry, (newer or task).protocol_id)
+        headline_function = headline_hook(registry, (newer or task).protocol_id)
         # why the newer scorer moves rows: the explanation the benchmark declares for this version pair
         explain = explanation(registry, task.protocol_id, newer.protocol_id) if newer is not None else None
         if args.html:
@@ -188,6 +195,22 @@ def run(args: argparse.Namespace) -> int:
             humans=tuple(args.human),
             explain=explain,
         )
+    # What the board can show (saturation, rank intervals, adjusted pairs) and whether a slug drifted between runs.
+    found_drifts: list[Drift] = []
+    drift_notes: list[str] = []
+    if headline_function is not None and any(rows_by_model.values()):
+        dated: dict[str, list[tuple[datetime | None, dict[str, Any]]]] = {}
+        for model, rows in verified.items():
+            for row in rows:
+                scored_row = row.newer.row if newer is not None and row.newer is not None else row.local_row
+                if scored_row is not None:
+                    dated.setdefault(model, []).append((row.run_started, scored_row))
+        found_drifts, drift_notes = drifts(dated, headline_function)
+    board = (extra.get("json") or {}).get("leaderboard") if extra is not None else None
+    shown = (board_lines(board) if isinstance(board, dict) else []) + drift_lines(
+        [d.to_dict() for d in found_drifts], drift_notes
+    )
+    statistics_text = "".join(line + "\n" for line in shown)
     code = exit_code(report)
     if args.quiet:
         for line in problem_lines(report, limit=None):
@@ -196,11 +219,14 @@ def run(args: argparse.Namespace) -> int:
         print(to_text(report, show_metrics=extra is None), end="")
         if extra is not None:
             print("\n" + str(extra.get("text", "")), end="")
+        if statistics_text:
+            print("\n" + statistics_text, end="")
     written: list[tuple[str, Path]] = []
     if args.json or args.html:
         data = to_json(report)
         if extra is not None:
             data["benchmark"] = extra.get("json")
+        data["drift"] = {"runs": [d.to_dict() for d in found_drifts], "notes": drift_notes}
         data["exit_code"] = code
         strict = dumps_strict(data)
     if args.json:
@@ -210,6 +236,8 @@ def run(args: argparse.Namespace) -> int:
         markdown = to_markdown(report)
         if extra is not None:
             markdown += "\n" + str(extra.get("markdown", ""))
+        if statistics_text:
+            markdown += "\n```text\n" + statistics_text + "```\n"
         args.markdown.write_text(markdown, encoding="utf-8")
         written.append(("Markdown", args.markdown))
     if args.csv:

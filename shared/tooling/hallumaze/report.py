@@ -202,7 +202,7 @@ GROUP_COLUMN = Column("group", None, _value("group"), numeric=False)
 def table_note(*, grouped: bool) -> str:
     """What the brackets, `(n=...)`, `n/a` and (with the group column) the letters of the table's cells mean."""
     note = "[low, high]: 95% bootstrap interval; (n=...): the trials that have the value; n/a: no trial has one"
-    group = "; group: entries sharing a letter cannot be told apart (paired intervals over shared cases)"
+    group = "; group: entries sharing a letter cannot be told apart (paired tests over shared cases, Holm-adjusted)"
     return note + (group if grouped else "")
 
 

@@ -18,6 +18,7 @@ import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import StrEnum
 from functools import partial
 from typing import Any, TypeVar
@@ -70,6 +71,9 @@ class RowOutcome:
     # services the re-scoring needed that gave no answer here (the benchmark's `outages` hook), when they
     # could have changed what this report says about the row: its score differs, or a newer scorer scored it
     outages: list[str] = field(default_factory=list)
+    # when the run that holds this row started (its stored run's start, else its own): the drift check compares
+    # rows of one model from runs started on different days
+    run_started: datetime | None = None
 
     @property
     def unreachable(self) -> bool:
@@ -366,7 +370,10 @@ class Rescorer:
         def outcome(local: dict[str, Any], **fields: Any) -> RowOutcome:
             state = run.state.value
             jail = self.player.layers if self.player is not None else None
-            return RowOutcome(source, model, case_id, state, local_row=local, hosted_row=hosted, jail=jail, **fields)
+            return RowOutcome(
+                source, model, case_id, state, local_row=local, hosted_row=hosted, jail=jail,
+                run_started=run.start_time, **fields,
+            )  # fmt: skip
 
         if problem is None and case_id is not None and run.cached and not messages:
             problem = "cached subrun: the run file holds no conversation to verify"
@@ -465,6 +472,9 @@ class Rescorer:
         `subruns`: how many subruns the run had, when `run` is a copy without them (see parallel.py).
         """
         hosted_headline = run.result.value if isinstance(run.result, NumericResult) else None
+        if run.start_time is not None:
+            for outcome in outcomes:  # its rows belong to this run, whenever each row started
+                outcome.run_started = run.start_time
         local_headline = None
         # The headline is recomputed only from a complete set of rows that all verified: a row that could
         # not be read or whose prompt differs is reported as such, not once more as a headline difference.

@@ -8,9 +8,11 @@ this is exactly the paired t test. It is analytic rather than a bootstrap becaus
 many pairs needs p-values far in the tail (0.05 / 630 pairs at 36 models), which a bootstrap of a
 thousand resamples cannot resolve; the calibration bench checks its coverage.
 
-When every case differs by exactly the same amount the variance is 0: a difference of 0 then has p = 1, and
-any other difference the exact sign-flip p-value 2 / 2**n (all n cases moved the same way), not a t of
-infinity.
+No p-value is below 2 / 2**n, the smallest the exact sign-flip test over n cases can give (all n cases moved
+the same way): with 3 cases nothing is separable at 5 %, however small the spread. Without that floor a
+pair whose cases all differ by the same amount (variance 0) would be either infinitely sure (a t of
+infinity) or, with the sign-flip value alone, less separable than a pair whose differences vary a little.
+A difference of 0 with variance 0 has p = 1.
 
 Every function takes arrays whose last axis is the cases, with any leading axes (the calibration bench
 stacks thousands of simulated experiments), so the bench exercises this very code.
@@ -72,7 +74,8 @@ def paired_arrays(
         zero = se <= _ZERO_SE * np.maximum(1.0, np.abs(diff))
         df = np.maximum(n - 1.0, 1.0)
         t = np.abs(diff) / np.where(zero, 1.0, se)
-        p = np.where(zero, np.where(diff == 0.0, 1.0, np.minimum(1.0, 2.0 ** (1.0 - n))), 2.0 * _scipy.t_sf(t, df))
+        floor = np.minimum(1.0, 2.0 ** (1.0 - n))  # the exact sign-flip test's smallest p over n cases
+        p = np.where(zero, np.where(diff == 0.0, 1.0, floor), np.maximum(2.0 * _scipy.t_sf(t, df), floor))
         se = np.where(zero, 0.0, se)
         half = _scipy.t_ppf(0.5 + confidence / 2.0, df) * se
     p = np.where(n >= 2, p, np.nan)
