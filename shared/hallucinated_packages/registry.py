@@ -4,7 +4,22 @@ Why this shape:
 * A network problem must never become "missing" (a false hallucination is worse than an
   unverified one), so timeouts, refused connections, 429/5xx, redirect loops and security holds
   are `unverified`, and a 404 only counts once a second endpoint agrees (PyPI JSON then Simple
-  API; npm packument then `/<name>/latest`).
+  API; npm packument then `/<name>/latest`). Only 404 is "not found": 410 and every other
+  status, on either endpoint, is `unverified`.
+* Only the registry's own answers decide. A redirect is followed only within the origin
+  (scheme, host, port) of the URL asked for, which for a package lookup is the configured base
+  URL; a redirect to another origin is not followed and the fetch is `unverified` whatever that
+  origin would answer, its reason naming the foreign origin (`HTTP 302 redirect to another
+  origin https://elsewhere.example, not followed`). A proxy that bounces http to https is such
+  a redirect too: configure the URL the registry answers on. Artifact downloads for the symbol
+  gates go to the file URL the registry's own document names (files.pythonhosted.org for
+  pypi.org): that host is not reached by a redirect, and the same rule holds there, so a file
+  host may redirect within its own origin but not elsewhere. Every hop followed leaves its own
+  `Evidence`.
+* After a JSON 404, a Simple API page confirms existence only when it names the project (the
+  PEP 691 `name`, or a PEP 503 "Links for <project>" title) and lists at least one of the
+  project's files (`wellformed.simple_page`); a page without files (an empty or placeholder
+  project, a bare `pypi:repository-version` meta) is `unverified`.
 * Only a well-formed answer decides: a 200 whose content type or body is not what that endpoint
   serves (an HTML error page, an empty body, truncated or wrong-shaped JSON) is `unverified`
   too (`wellformed`), and every unverified reason names the endpoint and the HTTP status.
@@ -95,6 +110,14 @@ class Fetched:
         return self.headers.get("content-type")
 
 
+def origin(url: str) -> str:
+    """`https://pypi.org`: scheme, host and port (a default port left out) of a URL, the unit of trust."""
+    parsed = httpx.URL(url)
+    host = f"[{parsed.host}]" if ":" in parsed.host else parsed.host
+    port = f":{parsed.port}" if parsed.port is not None else ""
+    return f"{parsed.scheme}://{host}{port}"
+
+
 def package_key(ecosystem: str, name: str) -> tuple[str, str]:
     """Cache key: PyPI compares PEP 503 forms; npm names are compared as written."""
     if ecosystem == "pypi":
@@ -179,8 +202,7 @@ class RegistryClient:
 
     async def __aenter__(self) -> RegistryClient:
         self._http = httpx.AsyncClient(
-            follow_redirects=True,
-            max_redirects=self.settings.max_redirects,
+            follow_redirects=False,  # followed by hand, within the origin asked (`_get_once`)
             timeout=self.settings.timeout_s,
             headers={"User-Agent": self.settings.user_agent},
             transport=self._transport,
@@ -206,10 +228,6 @@ class RegistryClient:
             async with self._semaphore:
                 try:
                     result = await self._get_once(url, headers, max_bytes)
-                except httpx.TooManyRedirects:
-                    note = f"redirect loop: more than {self.settings.max_redirects} redirects"
-                    evidence.append(Evidence(url, None, utc_now(), note))
-                    return Fetched(url, None, b"", {}, tuple(evidence), note)
                 except httpx.TimeoutException as exc:
                     note = f"timeout after {self.settings.timeout_s:g}s ({type(exc).__name__})"
                     evidence.append(Evidence(url, None, utc_now(), note))
@@ -245,29 +263,53 @@ class RegistryClient:
         return Fetched(url, last.status, b"", {}, tuple(evidence), gave_up)
 
     async def _get_once(self, url: str, headers: Mapping[str, str] | None, max_bytes: int | None) -> Fetched:
+        """One GET, its redirects followed only within the origin of `url` (each hop leaves evidence).
+
+        A redirect elsewhere is not followed: the answer is the redirect itself, with an error
+        naming the foreign origin, so the lookup stays `unverified` whatever that origin says.
+        """
         assert self._http is not None
-        async with self._http.stream("GET", url, headers=dict(headers or {})) as response:
-            declared = response.headers.get("Content-Length", "")
-            if max_bytes is not None and declared.isdigit() and int(declared) > max_bytes:
-                # Refused before reading: stopping an httpx body iteration part way leaves httpcore's
-                # inner generator to the garbage collector, which closes it outside its task.
-                return self._capped(response, max_bytes)
-            chunks: list[bytes] = []
-            size = 0
-            async for chunk in response.aiter_bytes():
-                size += len(chunk)
-                self.bytes_read += len(chunk)
-                if max_bytes is not None and size > max_bytes:  # no or a wrong Content-Length
-                    return self._capped(response, max_bytes)
-                chunks.append(chunk)
-            ev = Evidence(str(response.url), response.status_code, utc_now(), "")
-            return Fetched(str(response.url), response.status_code, b"".join(chunks), response.headers, (ev,))
+        own = origin(url)
+        hops: list[Evidence] = []
+        target = url
+        for _ in range(self.settings.max_redirects + 1):
+            async with self._http.stream("GET", target, headers=dict(headers or {})) as response:
+                following = response.next_request
+                if following is None:
+                    return await self._read(response, max_bytes, tuple(hops))
+                where, status = str(following.url), response.status_code
+                if origin(where) != own:
+                    note = f"HTTP {status} redirect to another origin {origin(where)}, not followed ({where})"
+                    hops.append(Evidence(str(response.url), status, utc_now(), note))
+                    return Fetched(str(response.url), status, b"", response.headers, tuple(hops), note)
+                hops.append(Evidence(str(response.url), status, utc_now(), f"redirect within {own} to {where}"))
+                target = where
+        note = f"redirect loop: more than {self.settings.max_redirects} redirects"
+        hops.append(Evidence(target, None, utc_now(), note))
+        return Fetched(target, None, b"", {}, tuple(hops), note)
+
+    async def _read(self, response: httpx.Response, max_bytes: int | None, hops: tuple[Evidence, ...]) -> Fetched:
+        declared = response.headers.get("Content-Length", "")
+        if max_bytes is not None and declared.isdigit() and int(declared) > max_bytes:
+            # Refused before reading: stopping an httpx body iteration part way leaves httpcore's
+            # inner generator to the garbage collector, which closes it outside its task.
+            return self._capped(response, max_bytes, hops)
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            self.bytes_read += len(chunk)
+            if max_bytes is not None and size > max_bytes:  # no or a wrong Content-Length
+                return self._capped(response, max_bytes, hops)
+            chunks.append(chunk)
+        ev = Evidence(str(response.url), response.status_code, utc_now(), "")
+        return Fetched(str(response.url), response.status_code, b"".join(chunks), response.headers, (*hops, ev))
 
     @staticmethod
-    def _capped(response: httpx.Response, max_bytes: int) -> Fetched:
+    def _capped(response: httpx.Response, max_bytes: int, hops: tuple[Evidence, ...]) -> Fetched:
         note = f"body exceeds the byte cap of {max_bytes} bytes; stopped reading"
         ev = Evidence(str(response.url), response.status_code, utc_now(), note)
-        return Fetched(str(response.url), response.status_code, b"", response.headers, (ev,), note)
+        return Fetched(str(response.url), response.status_code, b"", response.headers, (*hops, ev), note)
 
     # ------------------------------------------------------------------ package verdicts
     async def package(self, ecosystem: str, name: str) -> PackageVerdict:
@@ -332,19 +374,20 @@ class RegistryClient:
                 "pypi", name, "exists", "PyPI JSON API 200", str(info["name"]), str(info["version"]),
                 _pypi_first_upload(doc), first.evidence,
             )  # fmt: skip
-        if first.error is not None or first.status not in (404, 410):
-            reason = failure_reason(PYPI_JSON, json_url, first.error, first.status)
+        if not _not_found(first):
+            reason = failure_reason(PYPI_JSON, json_url, first.error or _not_404(first.status), first.status)
             return _verdict("pypi", name, "unverified", reason, first.evidence)
         simple_url = f"{self.settings.pypi_simple_url}/{canon}/"
         second = await self.fetch(simple_url, headers={"Accept": SIMPLE_JSON})
         evidence = first.evidence + second.evidence
         unconfirmed = f"{first.status} not confirmed: "
-        if second.status in (404, 410) and second.error is None:
+        if _not_found(second):
             note = f"{first.status} on the JSON API, confirmed {second.status} via Simple API"
             evidence = (*evidence[:-1], _with_note(evidence[-1], note))
             return _verdict("pypi", name, "missing", note, evidence, canonical=canon)
         if not second.ok:
-            reason = unconfirmed + failure_reason(PYPI_SIMPLE, simple_url, second.error, second.status)
+            why = second.error or _not_404(second.status)
+            reason = unconfirmed + failure_reason(PYPI_SIMPLE, simple_url, why, second.status)
             return _verdict("pypi", name, "unverified", reason, evidence)
         try:
             page = simple_page(second.content, second.content_type, canon)
@@ -353,6 +396,9 @@ class RegistryClient:
         status = page.get("project-status")
         if isinstance(status, dict) and status.get("status") == "quarantined":
             return _verdict("pypi", name, "unverified", "hold: project-status quarantined", evidence)
+        if not page["files"]:
+            problem = NotWellFormed(f"body is the Simple API page of {canon!r} but lists none of its files")
+            return _not_well_formed("pypi", name, PYPI_SIMPLE, simple_url, second, problem, evidence, unconfirmed)
         return _verdict(
             "pypi", name, "exists", "listed on the Simple API although the JSON API said 404", evidence,
             canonical=canon,
@@ -371,19 +417,20 @@ class RegistryClient:
             return self._judge_packument(name, doc, first, base)
         if first.status == 451:
             return _verdict("npm", name, "unverified", "hold: HTTP 451 (security hold)", first.evidence)
-        if first.error is not None or first.status not in (404, 410):
-            reason = failure_reason(NPM_PACKUMENT, base, first.error, first.status)
+        if not _not_found(first):
+            reason = failure_reason(NPM_PACKUMENT, base, first.error or _not_404(first.status), first.status)
             return _verdict("npm", name, "unverified", reason, first.evidence)
         latest_url = f"{base}/latest"
         second = await self.fetch(latest_url)
         evidence = first.evidence + second.evidence
         unconfirmed = f"{first.status} not confirmed: "
-        if second.status in (404, 410) and second.error is None:
+        if _not_found(second):
             note = f"{first.status} on the packument, confirmed {second.status} via /latest"
             evidence = (*evidence[:-1], _with_note(evidence[-1], note))
             return _verdict("npm", name, "missing", note, evidence, canonical=name)
         if not second.ok:
-            reason = unconfirmed + failure_reason(NPM_LATEST, latest_url, second.error, second.status)
+            why = second.error or _not_404(second.status)
+            reason = unconfirmed + failure_reason(NPM_LATEST, latest_url, why, second.status)
             return _verdict("npm", name, "unverified", reason, evidence)
         try:
             npm_version(second.content, second.content_type)
@@ -427,6 +474,16 @@ def _verdict(
     canonical: str | None = None,
 ) -> PackageVerdict:
     return PackageVerdict(ecosystem, name, verdict, reason, canonical, None, None, evidence)
+
+
+def _not_found(fetched: Fetched) -> bool:
+    """A 404 answered by the origin asked (redirects elsewhere are never followed), nothing else."""
+    return fetched.error is None and fetched.status == 404
+
+
+def _not_404(status: int | None) -> str | None:
+    """The reason a 410 is not "not found"; None (the bare status) for every other status."""
+    return f"HTTP {status}, not 404: only a confirmed 404 means missing" if status == 410 else None
 
 
 def _renamed(verdict: PackageVerdict, name: str) -> PackageVerdict:

@@ -13,6 +13,7 @@ Embedded: standard library only.
 from __future__ import annotations
 
 import json
+import re
 from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -110,11 +111,15 @@ def pypi_project(content: bytes, content_type: str | None, canonical: str) -> di
 
 
 def simple_page(content: bytes, content_type: str | None, canonical: str) -> dict[str, Any]:
-    """`/simple/<name>/`: a PEP 691 JSON page (`name`, `files`) or a PEP 503 HTML page of this project.
+    """`/simple/<name>/`: a PEP 691 JSON or PEP 503 HTML page that names this project.
 
-    Proxies may ignore the Accept header and answer HTML; that page counts when it carries the
-    Simple API's own markings (the repository-version meta, a "Links for" title) or links to
-    this project's files. The HTML form comes back as `{"name", "project-status"}` only.
+    Comes back as `{"name", "files", "project-status"?}`, `files` holding the names of the files
+    listed that belong to this project (`project_file`). The page must name the project: the
+    PEP 691 `name`, or, in HTML (proxies may ignore the Accept header), a "Links for <project>"
+    title or heading (devpi's "root/pypi: links for <project>" included); a page that names
+    another project, or none (a bare `pypi:repository-version` meta, an error page), raises.
+    Whether a page without files confirms anything is the caller's call: for the registry it
+    does not (an empty or placeholder project is `unverified`).
     """
     kind = media_type(content_type)
     if kind in SIMPLE_HTML_TYPES:
@@ -126,7 +131,30 @@ def simple_page(content: bytes, content_type: str | None, canonical: str) -> dic
         raise NotWellFormed(f"body is not {what} (no name and files)")
     if canonical_pypi(name) != canonical:
         raise NotWellFormed(f"body is the Simple API page of {name!r}, not {canonical!r}")
-    return doc
+    listed = [f["filename"] for f in files if isinstance(f, dict) and isinstance(f.get("filename"), str)]
+    page: dict[str, Any] = {"name": name, "files": [f for f in listed if project_file(f, canonical)]}
+    if "project-status" in doc:
+        page["project-status"] = doc["project-status"]
+    return page
+
+
+_DIST_SUFFIXES = (".whl", ".tar.gz", ".zip", ".tar.bz2", ".tar.xz", ".tgz", ".tar", ".egg", ".exe", ".msi", ".rpm")
+_TITLED = re.compile(r"\blinks for\s+(\S+)\s*$", re.IGNORECASE)
+
+
+def project_file(filename: str, canonical: str) -> bool:
+    """Whether `filename` is a distribution file of project `canonical` (PEP 503 normal form).
+
+    The project part is what comes before a hyphen followed by a digit (the version), in any
+    spelling (`Ghost_Pkg-1.0.tar.gz`, `ghost_pkg-1.0-py3-none-any.whl`), so `ghost`'s page
+    listing `ghost-pkg-1.0.tar.gz` lists none of `ghost`'s files.
+    """
+    if not filename.lower().endswith(_DIST_SUFFIXES):
+        return False
+    return any(
+        char == "-" and filename[i + 1 : i + 2].isdigit() and canonical_pypi(filename[:i]) == canonical
+        for i, char in enumerate(filename)
+    )
 
 
 class _SimpleHtml(HTMLParser):
@@ -164,14 +192,14 @@ def _simple_html(content: bytes, canonical: str) -> dict[str, Any]:
     parser = _SimpleHtml()
     parser.feed(content.decode("utf-8", errors="replace"))
     parser.close()
-    titled = [h[len("links for ") :].strip() for h in parser.headings if h.lower().startswith("links for ")]
+    titled = [match.group(1) for h in parser.headings if (match := _TITLED.search(h))]
     others = [t for t in titled if canonical_pypi(t) != canonical]
     if others:
         raise NotWellFormed(f"body is the Simple API page of {others[0]!r}, not {canonical!r}")
-    own_files = any(canonical_pypi(link).startswith(f"{canonical}-") for link in parser.links)
-    if not (titled or own_files or "pypi:repository-version" in parser.metas):
-        raise NotWellFormed("body is not a Simple API page")
-    page: dict[str, Any] = {"name": canonical}
+    if not titled:
+        raise NotWellFormed(f'body is not a Simple API page of {canonical!r} (no "Links for {canonical}" title)')
+    files = [link for link in dict.fromkeys(parser.links) if project_file(link, canonical)]
+    page: dict[str, Any] = {"name": canonical, "files": files}
     status = parser.metas.get("pypi:project-status")
     if status:
         page["project-status"] = {"status": status}

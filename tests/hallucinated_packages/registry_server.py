@@ -8,8 +8,12 @@ npm tarballs written into a temporary folder. Faults are scripted per path and c
 order: a timeout, a dropped connection, any status with any content type, headers and body
 (429 + Retry-After, 503, a 200 HTML error page), malformed JSON, a redirect loop. `answer`
 makes a path give one canned (status, content type, body) to every request instead, for
-answers that must survive retries. Every request is logged, so tests and the benchmark can
-count requests server-side. Bound to 127.0.0.1 only.
+answers that must survive retries, and `redirect` makes it answer a redirect to any URL.
+Every request is logged, so tests and the benchmark can count requests server-side. Bound to
+127.0.0.1 only; a second instance (its own port, so another origin) plays a foreign host: a
+redirect target the client must not follow, or a file host named in the registry's documents
+(`files_url`, with `shares_files_with` so both serve the same built artifacts). Files are
+served under `/files/` and, for redirects within one origin, under `/blobs/` too.
 """
 
 from __future__ import annotations
@@ -81,10 +85,11 @@ class PypiFile:
 class FakeRegistry:
     """Start with `with FakeRegistry(tmp_path) as reg:`; point clients at `reg.settings()`."""
 
-    def __init__(self, root: Path, *, latency_s: float = 0.0) -> None:
+    def __init__(self, root: Path, *, latency_s: float = 0.0, shares_files_with: FakeRegistry | None = None) -> None:
         self.root = root
-        self.files_dir = root / "files"
+        self.files_dir = shares_files_with.files_dir if shares_files_with is not None else root / "files"
         self.files_dir.mkdir(parents=True, exist_ok=True)
+        self.files_url: str | None = None  # where the documents say files are (default: this server)
         self.latency_s = latency_s
         self.pypi: dict[str, dict[str, Any]] = {}
         self.npm: dict[str, dict[str, Any]] = {}
@@ -129,6 +134,15 @@ class FakeRegistry:
         """Answer every request to `path` with this status, content type and body (after scripted faults)."""
         with self._lock:
             self.answers[path] = Fault("status", status, body=body, content_type=content_type)
+
+    def redirect(self, path: str, location: str, status: int = 302) -> None:
+        """Answer every request to `path` with a redirect to `location` (absolute, or relative to this server)."""
+        with self._lock:
+            self.answers[path] = Fault("status", status, {"Location": location}, content_type="text/plain")
+
+    @property
+    def file_base(self) -> str:
+        return self.files_url or self.base_url
 
     def requests_to(self, prefix: str) -> list[RequestRecord]:
         with self._lock:
@@ -203,7 +217,7 @@ class FakeRegistry:
         def file_dict(f: PypiFile, ver: str) -> dict[str, Any]:
             return {
                 "filename": f.filename,
-                "url": f"{self.base_url}/files/{f.filename}",
+                "url": f"{self.file_base}/files/{f.filename}",
                 "packagetype": f.packagetype,
                 "upload_time_iso_8601": f.upload_time,
                 "size": f.size,
@@ -243,7 +257,7 @@ class FakeRegistry:
         doc = self.npm.setdefault(name, {"name": name, "dist-tags": {}, "versions": {}, "time": {"created": created}})
         doc["versions"][version] = {
             **manifest,
-            "dist": {"tarball": f"{self.base_url}/files/{filename}", "shasum": "0"},
+            "dist": {"tarball": f"{self.file_base}/files/{filename}", "shasum": "0"},
         }
         doc["time"][version] = created
         if latest or "latest" not in doc["dist-tags"]:
@@ -373,7 +387,7 @@ def _make_handler(registry: FakeRegistry) -> type[BaseHTTPRequestHandler]:
                 return self._simple(parts[1])
             if parts[0] == "npm" and len(parts) >= 2:
                 return self._npm(parts[1:])
-            if parts[0] == "files" and len(parts) == 2:
+            if parts[0] in ("files", "blobs") and len(parts) == 2:
                 return self._file(parts[1])
             self._send(404, b"not found", "text/plain")
 

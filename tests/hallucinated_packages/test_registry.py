@@ -51,11 +51,20 @@ def test_pypi_missing_only_after_simple_api_confirms(fake_registry: FakeRegistry
     assert simple and "application/vnd.pypi.simple.v1+json" in (simple[0].accept or "")
 
 
-def test_project_without_releases_exists_when_simple_api_lists_it(fake_registry: FakeRegistry) -> None:
+def test_project_without_files_is_unverified_not_exists(fake_registry: FakeRegistry) -> None:
+    """JSON 404, and a Simple API page that names the project but lists none of its files: no confirmation."""
     fake_registry.add_empty_project("placeholder-proj")
     verdict = check(fake_registry.settings(), "pypi", "placeholder-proj")
+    assert verdict.verdict == "unverified"
+    assert "pypi simple /simple/placeholder-proj/" in verdict.reason and "lists none of its files" in verdict.reason
+
+
+def test_project_with_files_on_the_simple_api_exists_after_a_json_404(fake_registry: FakeRegistry) -> None:
+    fake_registry.add_wheel("listed-proj", "1.0", {"listed_proj/__init__.py": ""})
+    fake_registry.answer("/pypi/listed-proj/json", 404, "application/json", b'{"message": "Not Found"}')
+    verdict = check(fake_registry.settings(), "pypi", "listed-proj")
     assert verdict.verdict == "exists"
-    assert "Simple API" in verdict.reason
+    assert "listed on the Simple API" in verdict.reason
 
 
 def test_quarantined_project_is_a_hold_not_missing(fake_registry: FakeRegistry) -> None:
