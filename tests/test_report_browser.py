@@ -143,16 +143,36 @@ def _tamper(run_dir: Path) -> None:
 
 @pytest.fixture(scope="module")
 def maze_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _maze_page(tmp_path_factory, cases=3)
+
+
+@pytest.fixture(scope="module")
+def wider_maze_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Enough cases for Holm over the 15 pairs to separate the oracle from a model (no p below 2 / 2**cases)."""
+    return _maze_page(tmp_path_factory, cases=12)
+
+
+def _maze_page(tmp_path_factory: pytest.TempPathFactory, *, cases: int) -> Path:
     base = tmp_path_factory.mktemp("maze-runs")
     task = ROOT / "tasks" / "hallumaze_v2.py"
-    run_like_kaggle(task, base / "a", lambda messages: MAZE_REPLY, env={"HALLUBENCH_LIMIT": "3"})
-    run_like_kaggle(task, base / "b", _model_b_reply, env={"HALLUBENCH_LIMIT": "3"}, model="stub/model-b")
+    limit = {"HALLUBENCH_LIMIT": str(cases)}
+    run_like_kaggle(task, base / "a", lambda messages: MAZE_REPLY, env=limit)
+    run_like_kaggle(task, base / "b", _model_b_reply, env=limit, model="stub/model-b")
     _tamper(base / "a")
     page = base / "report.html"
     result = base / "result.json"
     code = main(["rescore", str(base / "a"), str(base / "b"), "--html", str(page), "--json", str(result), "--quiet"])
     assert code == 3, "the tampered prompt is a prompt mismatch"
     return page
+
+
+def test_groups_separate_the_oracle_from_the_models_not_the_models(browser: Chromium, wider_maze_page: Path) -> None:
+    page = _open(browser, wider_maze_page)
+    groups = page.evaluate("[...document.querySelectorAll('ul.groups li')].map(li => li.textContent)")
+    assert any("stub/model-a" in g and "stub/model-b" in g for g in groups), groups
+    assert not any("stub/model-a" in g and "baseline:bfs_oracle" in g for g in groups), groups
+    together = page.evaluate("document.querySelector('ul.pairs.together').textContent")
+    assert "stub/model-a vs stub/model-b" in together or "stub/model-b vs stub/model-a" in together
 
 
 def test_maze_page_shows_rows_groups_the_tampered_prompt_and_a_drilldown(browser: Chromium, maze_page: Path) -> None:
@@ -164,9 +184,6 @@ def test_maze_page_shows_rows_groups_the_tampered_prompt_and_a_drilldown(browser
     assert marks == ["m", "M"], "the first differing character, marked in the rendered and in the logged text"
     groups = page.evaluate("[...document.querySelectorAll('ul.groups li')].map(li => li.textContent)")
     assert any("stub/model-a" in g and "stub/model-b" in g for g in groups), groups
-    assert not any("stub/model-a" in g and "baseline:bfs_oracle" in g for g in groups), groups
-    together = page.evaluate("document.querySelector('ul.pairs.together').textContent")
-    assert "stub/model-a vs stub/model-b" in together
     entries = page.evaluate(ENTRIES)
     assert {"baseline:bfs_oracle", "baseline:random_walk", "baseline:liar", "stub/model-b"} <= set(entries)
 
