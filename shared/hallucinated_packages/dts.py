@@ -14,7 +14,9 @@ users can reach, and this module reads them the way the TypeScript checker would
 * types: interfaces (every merged declaration, `extends` followed), classes (instance side,
   `extends` followed), object types, `&` and `|`, `typeof X`, aliases, imports from other files
   and packages (`import * as core from "express-serve-static-core"` reads @types/...);
-* what calling a value returns (`express()` -> `core.Express`) and what `new` makes.
+* what calling a value returns (`express()` -> `core.Express`), what `new` makes and what `await`
+  gives (T of a `Promise<T>`), with type parameters bound to the arguments written or their
+  defaults (`dts_generics`), and `this` standing for the type first named.
 
 A member set is *complete* only when every part of it was read; anything else (a mapped,
 conditional or generic type, an index signature, `any`, a type from a package that could not be
@@ -29,16 +31,26 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .dts_generics import (
+    ARRAY_MEMBERS,
+    FUNCTION_MEMBERS,
+    LIB_TYPES,
+    OBJECT_MEMBERS,
+    PREDEFINED,
+    Env,
+    TypeRef,
+    bind_parameters,
+    bound,
+    signature_of,
+    type_arguments,
+)
 from .dts_scopes import Decl, ModuleView, Scope, _text
 from .dts_world import MAX_DEPTH, DeclarationWorld, types_entry, types_package_name
 
-__all__ = ["DeclarationWorld", "Members", "Resolver", "TypeRef", "types_entry", "types_package_name"]
-
-OBJECT_MEMBERS = frozenset(
-    {"constructor", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "toLocaleString", "toString",
-     "valueOf", "__proto__", "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__"}
-)  # fmt: skip
-FUNCTION_MEMBERS = frozenset({"apply", "bind", "call", "length", "name", "arguments", "caller", "prototype"})
+__all__ = [
+    "FUNCTION_MEMBERS", "OBJECT_MEMBERS", "DeclarationWorld", "Members", "Resolver", "TypeRef", "types_entry",
+    "types_package_name",
+]  # fmt: skip
 _VALUE_KINDS = frozenset({"var", "function", "class", "enum", "namespace"})
 _EMPTY_TYPES = frozenset({"null", "undefined", "void", "never"})
 
@@ -55,6 +67,8 @@ class Members:
     constructs: list[TypeRef] = field(default_factory=list)
     classes: list[Decl] = field(default_factory=list)  # classes whose instances `new` makes
     slots: dict[str, list[tuple[str, Any]]] = field(default_factory=dict)  # name -> where its value is declared
+    awaited: list[TypeRef] = field(default_factory=list)  # what `await` gives, when this is a Promise
+    await_partial: bool = False  # a union of promises and other types: `await` gives more than `awaited`
 
     def slot(self, name: str, kind: str, payload: Any) -> None:
         self.names.add(name)
@@ -73,6 +87,8 @@ class Members:
         self.calls.extend(other.calls)
         self.constructs.extend(other.constructs)
         self.classes.extend(other.classes)
+        self.awaited.extend(other.awaited)
+        self.await_partial |= other.await_partial
         if not other.complete:
             self.complete = False
             for note in other.notes:
@@ -81,12 +97,6 @@ class Members:
 
     def why(self) -> str:
         return "; ".join(self.notes) or "declarations not fully readable"
-
-
-@dataclass(frozen=True)
-class TypeRef:
-    node: Any
-    scope: Scope
 
 
 # ---------------------------------------------------------------------- resolution
@@ -370,7 +380,18 @@ class Resolver:
             if ref.node is None:
                 out.unknown("a call signature without a return type")
             else:
-                out.absorb(await self.type_members(ref, depth + 1))
+                out.absorb(await self.type_members(_with_signature_env(ref), depth + 1))
+        return out
+
+    async def await_result(self, value: Members, depth: int = 0) -> Members:
+        """Members of what `await value` gives: T for a Promise<T>, the value itself for anything else."""
+        if value.await_partial:
+            return Members().unknown("awaiting a union of promises and other types is not modelled")
+        if not value.awaited:
+            return value
+        out = Members()
+        for ref in value.awaited:
+            out.absorb(await self.type_members(ref, depth + 1))
         return out
 
     async def construct_result(self, value: Members, depth: int = 0) -> Members:
@@ -379,9 +400,9 @@ class Resolver:
         if not value.classes and not value.constructs:
             return out.unknown("not constructible according to its declarations")
         for decl in value.classes:
-            out.absorb(await self._class_side(decl, static=False, depth=depth + 1))
+            out.absorb(await self._class_side(decl, static=False, depth=depth + 1, env=_class_env(decl)))
         for ref in value.constructs:
-            out.absorb(await self.type_members(ref, depth + 1))
+            out.absorb(await self.type_members(_with_signature_env(ref), depth + 1))
         return out
 
     # ------------------------------------------------------------------ types
@@ -394,48 +415,73 @@ class Resolver:
             return out.unknown("types nested too deep")
         kind = node.type
         if kind in ("type_annotation", "parenthesized_type", "readonly_type") and node.named_children:
-            return await self.type_members(TypeRef(node.named_children[-1], ref.scope), depth + 1)
+            return await self.type_members(ref.child(node.named_children[-1]), depth + 1)
         if kind == "generic_type":
             name = node.child_by_field_name("name")
-            return await self.type_members(TypeRef(name, ref.scope), depth + 1) if name is not None else out
+            if name is None:
+                return out.unknown(f"type `{_text(node)[:40]}` is not modelled")
+            return await self._named_type(ref, _text(name), depth, type_arguments(ref))
         if kind in ("type_identifier", "nested_type_identifier", "identifier"):
-            return await self._named_type(ref.scope, _text(node), depth)
+            text = _text(node)
+            is_parameter, value = bound(ref.env, text)
+            if is_parameter:
+                if value is None:
+                    return out.unknown(f"generic type {text} (inferred from arguments)")
+                inner = await self.type_members(value, depth + 1)
+                if value.at_least:
+                    inner.unknown(f"generic type {text}: only its constraint is known")
+                return inner
+            return await self._named_type(ref, text, depth, [])
+        if kind == "this_type":
+            _, this = bound(ref.env, "this")
+            if this is None:
+                return out.unknown("`this` type outside a class or interface")
+            return await self.type_members(this, depth + 1)
+        if kind in ("array_type", "tuple_type"):
+            out.names |= ARRAY_MEMBERS
+            return out
         if kind == "object_type":
             out.names |= OBJECT_MEMBERS
-            self._object_body(node, ref.scope, out)
+            self._object_body(node, ref.scope, out, ref.env)
             return out
         if kind in ("intersection_type", "union_type"):
+            promises = others = 0
             for part in node.named_children:
                 if part.type == "predefined_type" and _text(part) in _EMPTY_TYPES:
                     continue
                 if part.type == "literal_type" and _text(part) in ("null", "undefined"):
                     continue
-                out.absorb(await self.type_members(TypeRef(part, ref.scope), depth + 1))
+                inner = await self.type_members(ref.child(part), depth + 1)
+                promises, others = promises + bool(inner.awaited), others + (not inner.awaited)
+                out.absorb(inner)
+            out.await_partial |= kind == "union_type" and promises > 0 and others > 0
             return out
         if kind == "type_query" and node.named_children:
-            decls = await self.value_decls(ref.scope, _text(node.named_children[0]))
+            decls = await self.value_decls(ref.scope, _text(node.named_children[0]))  # `typeof x`
             return await self.value_members(decls, depth + 1)
         if kind in ("function_type",):
             out.names |= OBJECT_MEMBERS | FUNCTION_MEMBERS
             returned = node.child_by_field_name("return_type")
-            out.calls.append(TypeRef(returned, ref.scope))
+            out.calls.append(ref.child(returned))
             return out
         if kind == "constructor_type":
             out.names |= OBJECT_MEMBERS | FUNCTION_MEMBERS
-            out.constructs.append(TypeRef(node.child_by_field_name("type"), ref.scope))
+            out.constructs.append(ref.child(node.child_by_field_name("type")))
             return out
         if kind == "predefined_type":
             text = _text(node)
-            if text == "object":
-                out.names |= OBJECT_MEMBERS
+            if text in PREDEFINED:
+                out.names |= PREDEFINED[text]
                 return out
             if text in _EMPTY_TYPES:
                 return out
-            return out.unknown(f"type {text} is not modelled")
+            return out.unknown(f"type {text}")
         return out.unknown(f"{kind.replace('_', ' ')} `{_text(node)[:40]}` is not modelled")
 
-    async def _named_type(self, scope: Scope, dotted: str, depth: int) -> Members:
+    async def _named_type(self, ref: TypeRef, dotted: str, depth: int, args: list[TypeRef]) -> Members:
+        """Members of the type `dotted` names from `ref`, its type parameters bound to `args` or their defaults."""
         out = Members()
+        scope = ref.scope
         key = (id(scope), dotted)
         if key in self._seen:
             return out  # a type that extends itself through a cycle adds nothing new
@@ -446,23 +492,37 @@ class Resolver:
             if not types and dotted in ("Function", "CallableFunction", "NewableFunction", "Object"):
                 out.names |= OBJECT_MEMBERS | (FUNCTION_MEMBERS if dotted != "Object" else frozenset())
                 return out  # the language's own, when nothing in the declarations shadows them
+            if dotted in LIB_TYPES and all(d.kind == "interface" for d in types):
+                out.names |= LIB_TYPES[dotted]  # the language's own (global augmentations add names)
+                for decl in types:
+                    self._object_body(decl.node.child_by_field_name("body"), decl.scope, out, ref.env)
+                if dotted in ("Promise", "PromiseLike"):
+                    if args:
+                        out.awaited.append(args[0])
+                    else:
+                        out.await_partial = True
+                return out
             if not types:
                 if _is_type_parameter(scope, dotted):
                     return out.unknown(f"generic type {dotted}")
                 return out.unknown(f"type {dotted} not resolvable")
             out.names |= OBJECT_MEMBERS
+            # `this` in the members stands for the type first named (Express, not the IRouter it extends).
+            this_env: Env = () if bound(ref.env, "this")[0] else (("this", ref),)
             for decl in types:
+                outer = tuple(p for p in ref.env if p[0] == "this") + this_env
+                env = bind_parameters(decl.node.child_by_field_name("type_parameters"), args, decl.scope, outer)
                 if decl.kind == "interface":
-                    self._object_body(decl.node.child_by_field_name("body"), decl.scope, out)
+                    self._object_body(decl.node.child_by_field_name("body"), decl.scope, out, env)
                     for heritage in decl.node.named_children:
                         if heritage.type == "extends_type_clause":
                             for base in heritage.named_children:
-                                out.absorb(await self.type_members(TypeRef(base, decl.scope), depth + 1))
+                                out.absorb(await self.type_members(TypeRef(base, decl.scope, env), depth + 1))
                 elif decl.kind == "class":
-                    out.absorb(await self._class_side(decl, static=False, depth=depth + 1))
+                    out.absorb(await self._class_side(decl, static=False, depth=depth + 1, env=env))
                 elif decl.kind == "type":
                     value = decl.node.child_by_field_name("value")
-                    out.absorb(await self.type_members(TypeRef(value, decl.scope), depth + 1))
+                    out.absorb(await self.type_members(TypeRef(value, decl.scope, env), depth + 1))
                 elif decl.kind == "enum":
                     out.unknown(f"enum type {dotted} is not modelled")
                 else:
@@ -471,24 +531,24 @@ class Resolver:
         finally:
             self._seen.discard(key)
 
-    def _object_body(self, body: Any, scope: Scope, out: Members) -> None:
+    def _object_body(self, body: Any, scope: Scope, out: Members, env: Env = ()) -> None:
         for member in body.named_children if body is not None else []:
             if member.type in ("property_signature", "method_signature", "public_field_definition"):
                 name = member.child_by_field_name("name")
                 if name is not None and name.type in ("property_identifier", "identifier", "string"):
-                    _member_slot(out, _text(name).strip("'\""), member, scope)
+                    _member_slot(out, _text(name).strip("'\""), member, scope, env)
             elif member.type == "call_signature":
                 returned = member.child_by_field_name("return_type")
-                out.calls.append(TypeRef(returned, scope))
+                out.calls.append(TypeRef(returned, scope, env))
             elif member.type == "construct_signature":
-                out.constructs.append(TypeRef(member.child_by_field_name("type"), scope))
+                out.constructs.append(TypeRef(member.child_by_field_name("type"), scope, env))
             elif member.type == "index_signature":
                 if any(c.type == "mapped_type_clause" for c in member.named_children):
                     out.unknown("mapped type members are not modelled")
                 else:
                     out.unknown("an index signature admits any name")
 
-    async def _class_side(self, decl: Decl, *, static: bool, depth: int) -> Members:
+    async def _class_side(self, decl: Decl, *, static: bool, depth: int, env: Env = ()) -> Members:
         """Instance members (with `extends`, and a merged interface) or, with `static`, the class's own."""
         out = Members()
         body = decl.node.child_by_field_name("body")
@@ -506,7 +566,7 @@ class Resolver:
             ):  # fmt: skip
                 text = _text(name).strip("'\"")
                 if text != "constructor":
-                    _member_slot(out, text, member, decl.scope)
+                    _member_slot(out, text, member, decl.scope, env)
         heritage = next((c for c in decl.node.named_children if c.type == "class_heritage"), None)
         extends = next((c for c in heritage.named_children if c.type == "extends_clause"), None) if heritage else None
         if extends is not None:
@@ -516,7 +576,7 @@ class Resolver:
                 classes = [d for d in base_decls if d.kind == "class"]
                 if classes:
                     for base_class in classes:
-                        out.absorb(await self._class_side(base_class, static=static, depth=depth + 1))
+                        out.absorb(await self._class_side(base_class, static=static, depth=depth + 1, env=env))
                 elif static:
                     out.absorb(await self.value_members(base_decls, depth + 1))
                 else:
@@ -525,21 +585,22 @@ class Resolver:
         if not static:
             for merged in decl.scope.names.get(decl.name, []):
                 if merged.kind == "interface":
-                    out.absorb(await self._named_type(decl.scope, decl.name, depth + 1))
+                    name = decl.node.child_by_field_name("name")
+                    out.absorb(await self._named_type(TypeRef(name, decl.scope, env), decl.name, depth + 1, []))
                     break
             out.names |= OBJECT_MEMBERS
         return out
 
 
-def _member_slot(out: Members, name: str, member: Any, scope: Scope) -> None:
+def _member_slot(out: Members, name: str, member: Any, scope: Scope, env: Env = ()) -> None:
     """A property's type or a method's return type, kept so `x.name` and `x.name()` can be followed."""
     if member.type in ("method_signature", "method_definition", "abstract_method_signature"):
         returned = member.child_by_field_name("return_type")
-        out.slot(name, "method", TypeRef(returned, scope))
+        out.slot(name, "method", TypeRef(returned, scope, env))
         return
     annotation = member.child_by_field_name("type")
     if annotation is not None:
-        out.slot(name, "type", TypeRef(annotation, scope))
+        out.slot(name, "type", TypeRef(annotation, scope, env))
     else:
         out.names.add(name)
 
@@ -551,3 +612,29 @@ def _module_decl(decl: Decl, module: ModuleView) -> Decl:
 
 def _is_type_parameter(scope: Scope, name: str) -> bool:
     return "." not in name and len(name) <= 2 and name[:1].isupper()
+
+
+def _with_signature_env(ref: TypeRef) -> TypeRef:
+    """A return (or construct) type with its signature's own type parameters bound (`get<T = any>(): R<T>`)."""
+    signature = signature_of(ref.node)
+    if signature is None:
+        return ref
+    params = signature.child_by_field_name("type_parameters")
+    inferred = signature.child_by_field_name("parameters")
+    env = bind_parameters(params, [], ref.scope, ref.env, inferred_in=inferred)
+    return TypeRef(ref.node, ref.scope, env, ref.at_least)
+
+
+def _class_env(decl: Decl) -> Env:
+    """Type parameters for `new C(...)`: those the constructor takes stay unbound (inferred), others default."""
+    body = decl.node.child_by_field_name("body")
+    constructor = next(
+        (m for m in (body.named_children if body is not None else [])
+         if (n := m.child_by_field_name("name")) is not None and _text(n) == "constructor"),
+        None,
+    )  # fmt: skip
+    inferred = constructor.child_by_field_name("parameters") if constructor is not None else None
+    name = decl.node.child_by_field_name("name")
+    this: Env = (("this", TypeRef(name, decl.scope)),) if name is not None else ()
+    params = decl.node.child_by_field_name("type_parameters")
+    return bind_parameters(params, [], decl.scope, this, inferred_in=inferred)

@@ -5,8 +5,12 @@ tree-sitter's JavaScript, TypeScript and TSX grammars. Collected: static `import
 `import("x")` with a literal, `require("x")`, `export ... from "x"`, TS `import x = require("x")`;
 the names imported (`import {a} from`, `const {a} = require()`, `import * as ns` then `ns.a`)
 become symbols to check. Names used through a default import, a `require()` binding or an
-object built by calling one (`const app = express(); app.del()`) are instance symbols: they
-may legitimately be properties the lexers cannot see, so they are never called missing.
+object built by calling one (`const app = express(); app.del()`) are instance symbols.
+Values flow: what a package's function returns, `new` makes or `await` gives is followed through
+variables (`const res = await axios.get(u); res.data`), destructuring, `this.x` fields, chains
+(`a.b().c().d`) and `.then(r => r.x)` callbacks, each use becoming a path of steps (a member,
+`()`, `new`, `await`) that the gate follows in the package's declarations. A name declared again
+in an inner scope (a parameter, a local) shadows the package's value there.
 Relative paths, `#imports`, tsconfig aliases (`@/x`, `~/x`) are local; Node builtins, including
 the `node:`-only ones, are builtins. tree-sitter is imported lazily: a host without it gets
 `ParserUnavailable`, which the checker records as unverified instead of failing the sample.
@@ -123,7 +127,8 @@ class _Walker:
         self.namespace_aliases: dict[str, int] = {}
         self.weak_aliases: dict[str, int] = {}
         self.named_bindings: dict[str, tuple[int, str]] = {}  # local name -> (reference, export name)
-        self.instances: dict[str, tuple[int, tuple[str, ...], bool]] = {}  # name -> (reference, path, strong)
+        self.values: dict[str, list[tuple[Origin, Any]]] = {}  # variable (or `this.x`) -> [(origin, binding)]
+        self.flow_uses: list[Origin] = []
         self.reassigned: set[str] = set()
         self.assigned_members: set[tuple[str, str]] = set()  # `app.x = ...` in the answer itself
 
@@ -208,6 +213,7 @@ class _Walker:
         self.add(node, "export-from", spec, tuple(symbols))
 
     def on_call_expression(self, node: Any) -> None:
+        self.on_call_expression_then(node)
         function = node.child_by_field_name("function")
         arguments = node.child_by_field_name("arguments")
         if function is None or arguments is None:
@@ -259,66 +265,274 @@ class _Walker:
                 self.references[index] = reference.with_changes(symbols=merge_symbols(reference.symbols, tuple(names)))
 
     def on_variable_declarator(self, node: Any) -> None:
-        """`const app = express()`, `const s = new Foo()`: remember what built the object."""
+        """`const app = express()`, `const {data} = await get()`: remember where the value came from."""
         name = node.child_by_field_name("name")
         value = node.child_by_field_name("value")
-        if name is None or value is None or name.type != "identifier":
+        if name is None or value is None or _is_module_load(value):
             return
-        built = self.built_by(value)
-        if built is not None:
-            self.instances[_text(name)] = built
+        origin = self.origin_of(value)
+        if origin is None:
+            return
+        if name.type == "identifier":
+            self.bind(_text(name), origin, name)
+        elif name.type == "object_pattern":
+            for key, alias in _pattern_names(name):
+                self.flow_uses.append(_extend(origin, key))
+                if alias is not None:
+                    self.bind(_text(alias), _extend(origin, key), alias)
+
+    def on_public_field_definition(self, node: Any) -> None:
+        """`class S { client = new Redis(); }`: the field's value, read later as `this.client`."""
+        name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+        origin = self.origin_of(value) if value is not None else None
+        if name is not None and origin is not None:
+            self.bind("this." + _text(name), origin, name)
 
     def on_assignment_expression(self, node: Any) -> None:
         left = node.child_by_field_name("left")
         if left is None:
             return
+        right = node.child_by_field_name("right")
         if left.type == "identifier":
             self.reassigned.add(_text(left))
         elif left.type == "member_expression":
             obj, prop = left.child_by_field_name("object"), left.child_by_field_name("property")
             if obj is not None and prop is not None and obj.type == "identifier":
                 self.assigned_members.add((_text(obj), _text(prop)))
+            elif obj is not None and prop is not None and obj.type == "this" and node.type == "assignment_expression":
+                origin = self.origin_of(right) if right is not None and not _is_module_load(right) else None
+                key = "this." + _text(prop)
+                if origin is None or key in self.values:
+                    self.reassigned.add(key)  # a field set to something else, or twice: not followed
+                else:
+                    self.bind(key, origin, prop)
 
     def on_augmented_assignment_expression(self, node: Any) -> None:
         self.on_assignment_expression(node)
 
-    def built_by(self, value: Any) -> tuple[int, tuple[str, ...], bool] | None:
-        """(reference, path, strong) for a call or `new` of something imported: the object's origin.
+    def origin_of(self, node: Any, depth: int = 0) -> Origin | None:
+        """(reference, path, strong) of the value an expression gives, when it comes from a package.
 
         The path is rooted at the named export (strong) or at the `require()` / default binding
         (weak): `express()` -> ("()",); `new Foo()` with `{Foo}` imported -> ("Foo", "new");
-        `new ns.Server()` -> ("Server", "new"); `new ws()` -> ("new",).
+        `(await axios.get(u)).data` -> ("get", "()", "await", "data"); a variable holding such a
+        value gives its origin, unless the name is shadowed where it is used or reassigned.
         """
-        while value is not None and value.type in ("await_expression", "parenthesized_expression"):
-            value = value.named_children[0] if value.named_children else None
-        if value is None or value.type not in ("call_expression", "new_expression"):
+        if node is None or depth > _MAX_FLOW:
             return None
-        callee = value.child_by_field_name("function" if value.type == "call_expression" else "constructor")
-        step = "()" if value.type == "call_expression" else "new"
-        if callee is None:
-            return None
-        if callee.type == "identifier":
-            alias = _text(callee)
-            if alias in self.weak_aliases:
-                return self.weak_aliases[alias], (step,), False
-            if alias in self.named_bindings:
-                index, export = self.named_bindings[alias]
-                return index, (export, step), True
-            return None
-        if callee.type == "member_expression":
-            obj, prop = callee.child_by_field_name("object"), callee.child_by_field_name("property")
-            if obj is None or prop is None or obj.type != "identifier" or prop.type != "property_identifier":
+        kind = node.type
+        if kind in ("parenthesized_expression", "non_null_expression", "as_expression", "satisfies_expression"):
+            return self.origin_of(node.named_children[0] if node.named_children else None, depth + 1)
+        if kind == "await_expression":
+            inner = self.origin_of(node.named_children[0] if node.named_children else None, depth + 1)
+            return _extend(inner, "await") if inner is not None else None
+        if kind == "identifier":
+            return self._origin_of_name(node)
+        if kind == "member_expression":
+            obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
+            if obj is None or prop is None or prop.type != "property_identifier":
                 return None
-            root = _text(obj)
-            if root in self.namespace_aliases:
-                return self.namespace_aliases[root], (_text(prop), step), True
-            if root in self.weak_aliases:
-                return self.weak_aliases[root], (_text(prop), step), False
+            if obj.type == "this":
+                key = "this." + _text(prop)
+                fields = self.values.get(key, [])
+                return fields[0][0] if len(fields) == 1 and key not in self.reassigned else None
+            if obj.type == "identifier" and _text(obj) in self.namespace_aliases and not self._shadowed(obj, None):
+                return self.namespace_aliases[_text(obj)], (_text(prop),), True
+            base = self.origin_of(obj, depth + 1)
+            return _extend(base, _text(prop)) if base is not None else None
+        if kind in ("call_expression", "new_expression"):
+            callee = node.child_by_field_name("function" if kind == "call_expression" else "constructor")
+            if callee is None or callee.type == "import" or _is_module_load(node):
+                return None
+            base = self.origin_of(callee, depth + 1)
+            return _extend(base, "()" if kind == "call_expression" else "new") if base is not None else None
         return None
 
+    def _origin_of_name(self, node: Any) -> Origin | None:
+        name = _text(node)
+        if name in self.weak_aliases and not self._shadowed(node, None):
+            return self.weak_aliases[name], (), False
+        if name in self.named_bindings and not self._shadowed(node, None):
+            index, export = self.named_bindings[name]
+            return index, (export,), True
+        if name in self.reassigned:
+            return None
+        return next((o for o, binding in self.values.get(name, []) if not self._shadowed(node, binding)), None)
 
-def _member_chains(root: Any) -> Iterator[tuple[str, list[str]]]:
-    """Outermost `a.b.c` member expressions as (root name, [b, c])."""
+    def bind(self, name: str, origin: Origin, binding: Any) -> None:
+        """A variable (or `this.x`) that holds a package's value from here on, declared at `binding`."""
+        self.values.setdefault(name, []).append((origin, binding))
+
+    def _shadowed(self, use: Any, binding: Any) -> bool:
+        """Whether the nearest scope declaring the name at `use` declares it elsewhere than `binding`.
+
+        `binding` None: the name is bound at the top (an import or `require()` binding), so any
+        inner declaration shadows it.
+        """
+        name = _text(use)
+        current = use.parent
+        while current is not None:
+            if current.type in _SCOPES:
+                declared = [n for n in _declared_in(current) if _text(n) == name]
+                if declared:
+                    if binding is None:
+                        return current.type != "program" and not any(_is_import_binding(n) for n in declared)
+                    return not any(_same(n, binding) for n in declared)
+            current = current.parent
+        return False
+
+    def on_call_expression_then(self, node: Any) -> None:
+        """`get(u).then(res => res.data)`: the callback's first parameter is what the promise gives."""
+        function = node.child_by_field_name("function")
+        arguments = node.child_by_field_name("arguments")
+        if function is None or arguments is None or function.type != "member_expression":
+            return
+        prop = function.child_by_field_name("property")
+        if prop is None or _text(prop) != "then":
+            return
+        callback = next((c for c in arguments.named_children if c.type != "comment"), None)
+        if callback is None or callback.type not in ("arrow_function", "function_expression", "function"):
+            return
+        origin = self.origin_of(function.child_by_field_name("object"))
+        if origin is None:
+            return
+        param = callback.child_by_field_name("parameter")
+        if param is None:
+            params = callback.child_by_field_name("parameters")
+            first = next((c for c in params.named_children if c.type != "comment"), None) if params else None
+            param = first.child_by_field_name("pattern") if first is not None and first.type != "identifier" else first
+        if param is not None and param.type == "identifier":
+            self.bind(_text(param), _extend(origin, "await"), param)
+
+
+Origin = tuple[int, tuple[str, ...], bool]
+_MAX_FLOW = 24
+_SCOPES = frozenset(
+    {"program", "statement_block", "arrow_function", "function_declaration", "function_expression", "function",
+     "method_definition", "generator_function_declaration", "generator_function", "for_in_statement",
+     "for_statement", "catch_clause", "class_body"}
+)  # fmt: skip
+_BINDING_LEAVES = frozenset({"identifier", "shorthand_property_identifier_pattern"})
+
+
+def _extend(origin: Origin, step: str) -> Origin:
+    return origin[0], (*origin[1], step), origin[2]
+
+
+def _same(a: Any, b: Any) -> bool:
+    return bool(a.start_byte == b.start_byte and a.end_byte == b.end_byte)
+
+
+def _is_module_load(node: Any) -> bool:
+    """`require("x")` or `import("x")` (possibly awaited): bound as a module, not followed as a value."""
+    while node is not None and node.type in ("await_expression", "parenthesized_expression"):
+        node = node.named_children[0] if node.named_children else None
+    if node is None or node.type != "call_expression":
+        return False
+    function = node.child_by_field_name("function")
+    return function is not None and (function.type == "import" or _text(function) == "require")
+
+
+def _is_import_binding(node: Any) -> bool:
+    parent = node.parent
+    while parent is not None and parent.type not in ("program", "statement_block"):
+        if parent.type == "import_statement":
+            return True
+        if parent.type == "variable_declarator":
+            value = parent.child_by_field_name("value")
+            return value is not None and _is_module_load(value)
+        parent = parent.parent
+    return False
+
+
+def _pattern_names(pattern: Any) -> Iterator[tuple[str, Any]]:
+    """(key, local identifier or None) for each property an object pattern takes."""
+    for part in pattern.named_children:
+        if part.type == "shorthand_property_identifier_pattern":
+            yield _text(part), part
+        elif part.type == "object_assignment_pattern":
+            left = part.child_by_field_name("left")
+            if left is not None and left.type == "shorthand_property_identifier_pattern":
+                yield _text(left), left
+        elif part.type == "pair_pattern":
+            key, value = part.child_by_field_name("key"), part.child_by_field_name("value")
+            if key is not None and key.type in ("property_identifier", "identifier"):
+                yield _text(key), value if value is not None and value.type == "identifier" else None
+
+
+def _pattern_leaves(node: Any) -> Iterator[Any]:
+    """Identifiers a binding pattern declares (not default values, not keys, not types)."""
+    if node is None:
+        return
+    if node.type in _BINDING_LEAVES:
+        yield node
+        return
+    if node.type in ("type_annotation", "property_identifier"):
+        return
+    for child in node.named_children:
+        if node.type in ("assignment_pattern", "object_assignment_pattern") and child == node.child_by_field_name(
+            "right"
+        ):
+            continue
+        if node.type == "pair_pattern" and child == node.child_by_field_name("key"):
+            continue
+        yield from _pattern_leaves(child)
+
+
+def _declared_in(scope: Any) -> Iterator[Any]:
+    """Identifier nodes a scope declares directly: its parameters, locals, functions, classes, imports."""
+    if scope.type in ("arrow_function", "function_declaration", "function_expression", "function", "method_definition",
+                      "generator_function_declaration", "generator_function"):  # fmt: skip
+        single = scope.child_by_field_name("parameter")
+        yield from _pattern_leaves(single)
+        params = scope.child_by_field_name("parameters")
+        for param in params.named_children if params is not None else []:
+            yield from _pattern_leaves(param.child_by_field_name("pattern") or param)
+        return
+    if scope.type == "catch_clause":
+        yield from _pattern_leaves(scope.child_by_field_name("parameter"))
+        return
+    if scope.type == "for_in_statement":
+        yield from _pattern_leaves(scope.child_by_field_name("left"))
+        return
+    for child in scope.named_children:
+        statement = child.named_children[0] if child.type == "export_statement" and child.named_children else child
+        if statement.type == "for_statement":
+            continue
+        if statement.type in ("lexical_declaration", "variable_declaration"):
+            for declarator in statement.named_children:
+                if declarator.type == "variable_declarator":
+                    yield from _pattern_leaves(declarator.child_by_field_name("name"))
+        elif statement.type in ("function_declaration", "class_declaration", "generator_function_declaration"):
+            name = statement.child_by_field_name("name")
+            if name is not None:
+                yield name
+        elif statement.type == "import_statement":
+            yield from (n for n in _import_leaves(statement))
+    if scope.type == "for_statement":
+        init = scope.child_by_field_name("initializer")
+        if init is not None:
+            for declarator in init.named_children:
+                if declarator.type == "variable_declarator":
+                    yield from _pattern_leaves(declarator.child_by_field_name("name"))
+
+
+def _import_leaves(statement: Any) -> Iterator[Any]:
+    stack = list(statement.named_children)
+    while stack:
+        node = stack.pop()
+        if node.type == "identifier" and node.parent is not None and node.parent.type != "import_specifier":
+            yield node
+        elif node.type == "import_specifier":
+            alias = node.child_by_field_name("alias") or node.child_by_field_name("name")
+            if alias is not None:
+                yield alias
+        else:
+            stack.extend(node.named_children)
+
+
+def _member_chains(root: Any) -> Iterator[tuple[Any, list[str]]]:
+    """Outermost `a.b.c` member expressions as (root identifier node, [b, c])."""
     stack = [root]
     while stack:
         node = stack.pop()
@@ -337,7 +551,7 @@ def _member_chains(root: Any) -> Iterator[tuple[str, list[str]]]:
                 parts.append(_text(prop))
                 current = current.child_by_field_name("object")
             if parts and current is not None and current.type == "identifier":
-                yield _text(current), parts[::-1]
+                yield current, parts[::-1]
         stack.extend(reversed(node.children))
 
 
@@ -345,9 +559,12 @@ def _attach_chains(walker: _Walker, root: Any) -> None:
     """Member uses become symbols: rooted at a named export (strong) or at the module binding (weak)."""
     strong: dict[int, list[tuple[str, ...]]] = {}
     weak: dict[int, list[tuple[str, ...]]] = {}
-    for name, parts in _member_chains(root):
+    for node, parts in _member_chains(root):
+        name = _text(node)
         if (name, parts[0]) in walker.assigned_members:
             continue  # a property the answer sets itself
+        if walker._shadowed(node, None):
+            continue  # a parameter or local of the same name, not the package
         if name in walker.namespace_aliases:
             strong.setdefault(walker.namespace_aliases[name], []).append(tuple(parts[:1]))
         elif name in walker.weak_aliases:
@@ -355,12 +572,8 @@ def _attach_chains(walker: _Walker, root: Any) -> None:
         elif name in walker.named_bindings:
             index, export = walker.named_bindings[name]
             strong.setdefault(index, []).append((export, parts[0]))
-        elif name in walker.instances and name not in walker.reassigned:
-            index, path, is_strong = walker.instances[name]
-            (strong if is_strong else weak).setdefault(index, []).append((*path, parts[0]))
-    for built, member in _built_member_uses(walker, root):
-        index, path, is_strong = built
-        (strong if is_strong else weak).setdefault(index, []).append((*path, member))
+    for index, path, is_strong in _flow_uses(walker, root):
+        (strong if is_strong else weak).setdefault(index, []).append(path)
     for index, reference in enumerate(walker.references):
         if reference.classification != "third-party":
             continue
@@ -370,18 +583,40 @@ def _attach_chains(walker: _Walker, root: Any) -> None:
         )
 
 
-def _built_member_uses(walker: _Walker, root: Any) -> Iterator[tuple[tuple[int, tuple[str, ...], bool], str]]:
-    """`express().listen(...)`, `new Foo().run()`: a member used directly on a call or `new` result."""
+def _flow_uses(walker: _Walker, root: Any) -> list[Origin]:
+    """Member uses on values a package gave back (through calls, `new`, `await`, variables, fields).
+
+    A path that is a prefix of another one of the same reference is dropped: following the longer
+    one judges every step of it. Plain `module.name` chains are the alias rules' (one link).
+    """
+    found: list[Origin] = list(walker.flow_uses)
     stack = [root]
     while stack:
         node = stack.pop()
-        if node.type == "member_expression":
-            obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
-            if obj is not None and prop is not None and prop.type == "property_identifier":
-                built = walker.built_by(obj)
-                if built is not None:
-                    yield built, _text(prop)
         stack.extend(reversed(node.children))
+        if node.type != "member_expression":
+            continue
+        obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
+        if obj is None or prop is None or prop.type != "property_identifier":
+            continue
+        parent = node.parent
+        if parent is not None and parent.type == "assignment_expression" and parent.child_by_field_name("left") == node:
+            continue  # the answer sets the property itself
+        origin = walker.origin_of(obj)
+        if origin is None:
+            continue
+        through_value = obj.type == "this" or (obj.type == "identifier" and _text(obj) in walker.values)
+        if not through_value and not any(step in ("()", "new", "await") for step in origin[1]):
+            continue
+        if obj.type == "identifier" and (_text(obj), _text(prop)) in walker.assigned_members:
+            continue
+        found.append(_extend(origin, _text(prop)))
+    unique = list(dict.fromkeys(found))
+    return [
+        use
+        for use in unique
+        if not any(o[0] == use[0] and len(o[1]) > len(use[1]) and o[1][: len(use[1])] == use[1] for o in unique)
+    ]
 
 
 def _error_count(tree: Any) -> int:

@@ -33,7 +33,8 @@ from .pysymbols import SymbolVerdict
 from .registry import RegistryClient
 from .wheel_index import ArchiveError, older_versions, version_key
 
-STEPS = ("()", "new")
+STEPS = ("()", "new", "await")
+RECEIVER_UNKNOWN = "receiver type unknown"  # the Python gate's wording for the same undecided case
 _EXTERNAL_ROUNDS = 3
 
 
@@ -54,6 +55,8 @@ class JsUse:
         for step in self.path:
             if step == "()":
                 text += "()"
+            elif step == "await":
+                text = f"(await {text})"
             elif step == "new":
                 text = f"new {text}()" if not text.endswith("()") else f"new {text}"
             else:
@@ -237,6 +240,8 @@ async def _step(reading: _Reading, value: _Value, step: str) -> _Value:
         return _Value(None, await resolver.call_result(value.types) if value.types is not None else None)
     if step == "new":
         return _Value(None, await resolver.construct_result(value.types) if value.types is not None else None)
+    if step == "await":
+        return _Value(None, await resolver.await_result(value.types) if value.types is not None else None)
     js_module = value.js.modules.get(step) if value.js is not None else None
     inner = ExportReader(reading.pkg).exports_of(js_module) if js_module else None
     types = await resolver.member_of(value.types, step) if value.types is not None else None
@@ -279,6 +284,9 @@ async def _judge_use(reading: _Reading, subpath: str | None, use: JsUse) -> tupl
             reason = _absent(value.js, value.types, step, "object has")
             if reason is not None:
                 return "missing-symbol", f"{label}: {where} has no {step!r} ({reason})"
+            if any(s in STEPS for s in use.path[:position]):
+                # A value the answer got back from the package, whose declared type is not (fully) known.
+                return "unverified", f"{RECEIVER_UNKNOWN}: {where}.{step} in {label}: {_unknown(value)}"
             return "unverified", f"{label}: {where}.{step} not decidable: {_unknown(value)}"
         if position == len(use.path) - 1:
             return "found", f"{label}: {where} has {step!r}"
