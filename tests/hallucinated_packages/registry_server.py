@@ -8,7 +8,9 @@ npm tarballs written into a temporary folder. Faults are scripted per path and c
 order: a timeout, a dropped connection, any status with any content type, headers and body
 (429 + Retry-After, 503, a 200 HTML error page), malformed JSON, a redirect loop. `answer`
 makes a path give one canned (status, content type, body) to every request instead, for
-answers that must survive retries, and `redirect` makes it answer a redirect to any URL.
+answers that must survive retries, `redirect` makes it answer a redirect to any URL, and
+`outage` makes every path give one canned answer (a registry that is down: 503, 429, an HTML
+error page).
 Every request is logged, so tests and the benchmark can count requests server-side. Bound to
 127.0.0.1 only; a second instance (its own port, so another origin) plays a foreign host: a
 redirect target the client must not follow, or a file host named in the registry's documents
@@ -96,6 +98,7 @@ class FakeRegistry:
         self.simple_status: dict[str, str] = {}
         self.faults: dict[str, list[Fault]] = {}
         self.answers: dict[str, Fault] = {}
+        self.everything: Fault | None = None  # `outage`: the answer to every path without its own
         self.requests: list[RequestRecord] = []
         self.bytes_served = 0
         self.inflight = 0
@@ -139,6 +142,13 @@ class FakeRegistry:
         """Answer every request to `path` with a redirect to `location` (absolute, or relative to this server)."""
         with self._lock:
             self.answers[path] = Fault("status", status, {"Location": location}, content_type="text/plain")
+
+    def outage(
+        self, status: int, content_type: str, body: bytes = b"", headers: Mapping[str, str] | None = None
+    ) -> None:
+        """Answer every request to every path (scripted faults and `answer` first) with this one response."""
+        with self._lock:
+            self.everything = Fault("status", status, dict(headers or {}), body=body, content_type=content_type)
 
     @property
     def file_base(self) -> str:
@@ -325,7 +335,7 @@ def _make_handler(registry: FakeRegistry) -> type[BaseHTTPRequestHandler]:
                     RequestRecord("GET", path, self.headers.get("Range"), self.headers.get("Accept"), time.time())
                 )
                 queue = registry.faults.get(path)
-                fault = queue.pop(0) if queue else registry.answers.get(path)
+                fault = queue.pop(0) if queue else registry.answers.get(path, registry.everything)
                 registry.inflight += 1
                 registry.max_inflight = max(registry.max_inflight, registry.inflight)
             try:

@@ -2,9 +2,15 @@
 
 `check FILE` prints one verdict per reference and level (package, symbol) with its evidence;
 `--json` prints `{"references": [...]}` for tools. `gate` runs the decoy gate and the canary
-that v7 runs before any model call. Exit codes: 0 nothing hallucinated (unverified references
-are printed, not failed), 1 something is missing, a decoy or a hallucinated symbol (for `gate`:
-the gate or the canary failed), 2 bad input, 3 (`gate`) registries unreachable: nothing was decided.
+that v7 runs before any model call.
+
+Exit codes say whether the answer is known to be clean, because an outage must not read as
+clean (issue 21: registries answering 503, an HTML error page or 429 to everything left
+`check` exiting 0). `check`: 0 every reference decided and nothing hallucinated, 1 something
+hallucinated (missing, a decoy, a missing symbol, submodule or subpath, a removed API; wins
+over unverified), 4 nothing hallucinated but at least one reference unverified, 2 bad input.
+`gate`: 0 passed, 1 the gate or the canary failed, 3 registries unreachable (nothing was
+decided), 2 bad input.
 """
 
 from __future__ import annotations
@@ -16,10 +22,28 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+EXIT_CLEAN = 0
+EXIT_HALLUCINATED = 1
+EXIT_USAGE = 2
 EXIT_UNREACHABLE = 3  # `gate`: the registries gave no answer, so nothing was decided
+EXIT_UNVERIFIED = 4  # `check`: nothing hallucinated, but some reference could not be decided
+
+CHECK_EPILOG = """\
+exit codes:
+  0  every reference decided, nothing hallucinated
+  1  something hallucinated: missing, decoy, missing-symbol, missing-submodule,
+     missing-subpath or removed-api (wins over unverified)
+  2  bad input (unreadable file, bad option)
+  4  nothing hallucinated, but at least one reference is unverified (a registry
+     outage, a refused redirect, an unknown receiver type): not known to be clean
+
+The last line printed says which; with --json it goes to stderr and the JSON
+object carries it as "outcome".
+"""
 
 _JS_SUFFIXES = {".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts"}
 _BAD = {"missing", "decoy", "missing-symbol", "missing-submodule", "missing-subpath", "removed-api"}
+_JSON_KEYS = ("decoy_hits", "partially_parsed", "problems", "checked_at")  # copied into `check --json` by name
 
 
 def register(
@@ -33,7 +57,13 @@ def register(
         description="Check code or a model answer for invented packages, modules and functions.",
     )
     commands = parser.add_subparsers(dest="packages_command", metavar="SUBCOMMAND")
-    check = commands.add_parser("check", help="one verdict per reference, with evidence")
+    check = commands.add_parser(
+        "check",
+        help="one verdict per reference, with evidence; exit 1 if hallucinated, 4 if anything is unverified",
+        description="One verdict per reference and level (package, symbol), with the evidence behind it.",
+        epilog=CHECK_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     check.add_argument("file", help="a code file or a model answer (Markdown with fences); '-' reads stdin")
     check.add_argument(
         "--lang",
@@ -99,7 +129,7 @@ def _check(args: argparse.Namespace) -> int:
         text = _read(args.file)
     except OSError as exc:
         print(f"cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     lang = _lang_for(args.file, args.lang)
 
     async def go() -> AnswerCheck:
@@ -108,6 +138,7 @@ def _check(args: argparse.Namespace) -> int:
 
     result = run_sync(go())
     verdicts = [v.to_dict() for v in result.verdicts]
+    outcome = check_outcome(verdicts)
     if args.json:
         data = result.to_dict()
         report = {
@@ -119,11 +150,53 @@ def _check(args: argparse.Namespace) -> int:
             "partially_parsed": data["partially_parsed"],
             "problems": data["problems"] + data["errors"],
             "checked_at": data["checked_at"],
+            # whatever else the checker reports (denies_decoy, local_modules, ...), under its own name
+            **{k: v for k, v in data.items() if k not in ("references", "verdicts", "errors", *_JSON_KEYS)},
+            "outcome": outcome,
         }
         print(json.dumps(report, indent=2, ensure_ascii=False))
+        print(outcome["summary"], file=sys.stderr)
     else:
         _print_table(verdicts, result.to_dict())
-    return 1 if any(v["verdict"] in _BAD for v in verdicts) else 0
+        print(outcome["summary"])
+    return int(outcome["exit"])
+
+
+def check_outcome(verdicts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The exit code of `check` and the sentence that explains it, from its verdict rows.
+
+    A hallucination wins over unverified rows (it is found whatever the undecided ones turn out
+    to be); otherwise one unverified row means the answer is not known to be clean.
+    """
+    from ...hallucinated_packages.registry import origin
+
+    total = len(verdicts)
+    bad = [v for v in verdicts if v["verdict"] in _BAD]
+    unsure = [v for v in verdicts if v["verdict"] == "unverified"]
+    asked = sorted({origin(e["url"]) for v in unsure for e in v["evidence"] if e.get("url")})
+    where = f" (registries: {', '.join(asked)})" if asked else ""
+    undecided = f"{len(unsure)} of {total} reference checks could not be decided{where}"
+    if bad:
+        kinds = ", ".join(sorted({v["verdict"] for v in bad}))
+        also = f"; {len(unsure)} more unverified{where}" if unsure else ""
+        code, kind = EXIT_HALLUCINATED, "hallucinated"
+        summary = f"hallucinated: {len(bad)} of {total} reference checks ({kinds}){also}; exit {code}"
+    elif unsure:
+        code, kind = EXIT_UNVERIFIED, "unverified"
+        summary = f"unverified: {undecided}; nothing hallucinated, but not known to be clean; exit {code}"
+    else:
+        code, kind = EXIT_CLEAN, "clean"
+        decided = f"all {total} reference checks decided" if total else "no references to check"
+        summary = f"clean: {decided}, nothing hallucinated; exit {code}"
+    return {
+        "exit": code,
+        "kind": kind,
+        "checks": total,
+        "hallucinated": len(bad),
+        "unverified": len(unsure),
+        "registries": asked,
+        "summary": summary,
+    }
 
 
 def _print_table(verdicts: list[dict[str, Any]], data: dict[str, Any]) -> None:
