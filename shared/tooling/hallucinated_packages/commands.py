@@ -22,10 +22,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-EXIT_CLEAN = 0
-EXIT_HALLUCINATED = 1
+# Named as the shared exit-code table names them, so they can move there unchanged.
+EXIT_OK = 0
+EXIT_FAILED = 1  # `check`: something hallucinated; `gate`: the gate or the canary failed
 EXIT_USAGE = 2
-EXIT_UNREACHABLE = 3  # `gate`: the registries gave no answer, so nothing was decided
+EXIT_GATE_UNREACHABLE = 3  # `gate`: the registries gave no answer, so nothing was decided
 EXIT_UNVERIFIED = 4  # `check`: nothing hallucinated, but some reference could not be decided
 
 CHECK_EPILOG = """\
@@ -83,7 +84,7 @@ def register(
 
     def usage(args: argparse.Namespace) -> int:
         parser.print_help()
-        return 2
+        return EXIT_USAGE
 
     parser.set_defaults(handler=usage)
 
@@ -179,13 +180,13 @@ def check_outcome(verdicts: Sequence[dict[str, Any]]) -> dict[str, Any]:
     if bad:
         kinds = ", ".join(sorted({v["verdict"] for v in bad}))
         also = f"; {len(unsure)} more unverified{where}" if unsure else ""
-        code, kind = EXIT_HALLUCINATED, "hallucinated"
+        code, kind = EXIT_FAILED, "hallucinated"
         summary = f"hallucinated: {len(bad)} of {total} reference checks ({kinds}){also}; exit {code}"
     elif unsure:
         code, kind = EXIT_UNVERIFIED, "unverified"
         summary = f"unverified: {undecided}; nothing hallucinated, but not known to be clean; exit {code}"
     else:
-        code, kind = EXIT_CLEAN, "clean"
+        code, kind = EXIT_OK, "clean"
         decided = f"all {total} reference checks decided" if total else "no references to check"
         summary = f"clean: {decided}, nothing hallucinated; exit {code}"
     return {
@@ -233,7 +234,7 @@ def _gate(args: argparse.Namespace) -> int:
             print(json.dumps({"ok": False, "unreachable": unreachable, "error": message}, indent=2))
         else:
             print(message, file=sys.stderr)
-        return EXIT_UNREACHABLE
+        return EXIT_GATE_UNREACHABLE
 
     async def go() -> dict[str, Any]:
         report: dict[str, Any] = {}
@@ -260,4 +261,4 @@ def _gate(args: argparse.Namespace) -> int:
             print("canary: ok (real package exists, invented package missing, real function found, nonsense missing)")
         for message in failed:
             print(message)
-    return 1 if failed else 0
+    return EXIT_FAILED if failed else EXIT_OK
