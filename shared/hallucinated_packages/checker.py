@@ -11,6 +11,12 @@ distribution (declared in the answer first, then the curated map, then the same 
 `app = express(); app.listen`, `new Command().option`) are decided like any other: missing only
 when the class (Python) or the declarations of what the call returns (JavaScript) are read
 completely.
+Uses of what a package gives back (`Reference.uses`: `pd.read_csv(...).append`, `df.append` on a
+parameter `df: pd.DataFrame`) are followed by the gate through return annotations and stubs.
+A use whose receiver's type nobody can establish is recorded `unverified` ("receiver type
+unknown"), never dropped, in either language; where the case declares the removed API it targets
+(group D), such a use of that name, or one on an untyped value (`UntypedUse`), is reported as a
+"possible removed-API use (receiver type unknown)".
 Whatever goes wrong inside one check becomes that reference's `unverified` verdict with the
 error named, so one bad reference never loses the others. Embedded: stdlib + httpx.
 """
@@ -18,8 +24,8 @@ error named, so one bad reference never loses the others. Embedded: stdlib + htt
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .decoys import PLANTED, DecoyHit, decoy_hits, denies_existence, match_decoy
@@ -27,8 +33,9 @@ from .distmap import DistCandidate, candidates
 from .evidence import Evidence, uploaded_after, utc_now
 from .extract_answer import AnswerExtraction, extract_answer
 from .names import canonical_pypi
+from .pyflow import ON_MISSING, RECEIVER_UNKNOWN, check_python_use
 from .pysymbols import SymbolVerdict, check_python_symbol
-from .references import Reference
+from .references import Reference, UntypedUse, Use
 from .registry import PackageVerdict, RegistryClient
 from .removed_apis import lookup as removed_lookup
 from .removed_apis import removed_at
@@ -47,6 +54,7 @@ VERDICTS = (
     "removed-api",
     "unverified",
 )
+POSSIBLE_REMOVED = "possible removed-API use (receiver type unknown)"
 
 
 @dataclass(frozen=True)
@@ -66,6 +74,9 @@ class ReferenceVerdict:
     decoy: str | None = None
     instance: bool = False
     latest_version: str | None = None
+    line: int | None = None  # where the use is written (a `Use`); None: the reference's line
+    use: str | None = None  # "typed" | "unknown" | "untyped" for uses of returned values; None for chains
+    possible_removed_api: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -84,7 +95,9 @@ class ReferenceVerdict:
             "instance": self.instance,
             "latest_version": self.latest_version,
             "source": self.reference.source,
-            "line": self.reference.line,
+            "line": self.line if self.line is not None else self.reference.line,
+            "use": self.use,
+            "possible_removed_api": self.possible_removed_api,
             "optional": self.reference.optional,
             "package": self.reference.package,
         }
@@ -112,6 +125,7 @@ class AnswerCheck:
             "partially_parsed": self.extraction.partially_parsed,
             "js_parser_unavailable": self.extraction.js_parser_unavailable,
             "problems": list(self.extraction.problems),
+            "untyped_uses": [u.to_dict() for u in self.extraction.untyped_uses],
             "errors": list(self.errors),
         }
 
@@ -135,10 +149,12 @@ class _Checker:
         extraction: AnswerExtraction,
         decoys: Sequence[str],
         run_started_at: str | None,
+        targets: Sequence[Mapping[str, Any]] = (),
     ) -> None:
         self.client = client
         self.extraction = extraction
         self.decoys = decoys
+        self.targets = tuple(targets)
         self.run_started_at = run_started_at
         self.declared = _declared(extraction.references)
         self.errors: list[str] = []
@@ -229,6 +245,10 @@ class _Checker:
         key = ("py", tuple(dists), module, chain, instance)
         return await self._memo(key, lambda: check_python_symbol(self.client, dists, module, chain, instance=instance))
 
+    async def _python_use(self, dists: list[DistCandidate], module: str, path: tuple[str, ...]) -> SymbolVerdict:
+        key = ("py-use", tuple(dists), module, path)
+        return await self._memo(key, lambda: check_python_use(self.client, dists, module, path))
+
     async def _js_use(self, package: str, subpath: str | None, use: Any, version: str | None) -> SymbolVerdict:
         from .jssymbols import check_js_use  # the JS gate loads its tree-sitter parts on first use
 
@@ -277,6 +297,107 @@ class _Checker:
                 verdict = await self._guarded(self._js_use(reference.package, reference.subpath, use, version))
                 name = use.label(reference.text)
                 out.append(self._symbol_verdict(reference, name, verdict, chain, weak, version or latest))
+        out.extend(await self.uses_level(reference, dists, version or latest))
+        return out
+
+    async def uses_level(
+        self, reference: Reference, dists: list[DistCandidate], version: str | None
+    ) -> list[ReferenceVerdict]:
+        """One verdict per `Use`: followed by the gate when typed, undecided when its receiver is unknown."""
+        out: list[ReferenceVerdict] = []
+        module = (reference.module or reference.package) if reference.ecosystem == "pypi" else reference.text
+        for use in reference.uses:
+            name = use.label(module)
+            if use.receiver == "unknown":
+                why = f"{RECEIVER_UNKNOWN}: {use.note}" if use.note else RECEIVER_UNKNOWN
+                out.append(self._undecided(reference, name, use, why))
+                continue
+            if reference.ecosystem == "pypi":
+                verdict = await self._guarded(self._python_use(dists, module, use.path))
+            else:
+                verdict = await self._guarded(self._js_path(reference, use, version))
+            if verdict.verdict == "unverified" and verdict.reason.startswith(ON_MISSING):
+                continue  # `pkg.missing().x`: the missing name is the reference's own verdict
+            if verdict.verdict == "unverified" and verdict.reason.startswith(RECEIVER_UNKNOWN):
+                out.append(self._undecided(reference, name, use, verdict.reason, verdict))
+                continue
+            judged = self._symbol_verdict(reference, name, verdict, (), True, version)
+            out.append(replace(judged, line=use.line, use=use.receiver))
+        return out
+
+    async def _js_path(self, reference: Reference, use: Use, version: str | None) -> SymbolVerdict:
+        """A typed JavaScript use: its path read as a weak chain from the binding (the JS gate follows `()`)."""
+        from .jssymbols import use_from_chain
+
+        js_use = use_from_chain(use.path, strong=False, source=reference.source)
+        return await self._js_use(reference.package, reference.subpath, js_use, version)
+
+    def _target(self, ecosystem: str, package: str | None, name: str) -> Mapping[str, Any] | None:
+        """The removed API the case targets, when `name` is its last link (and `package` its package, if given)."""
+        for target in self.targets:
+            chain = target.get("chain") or ()
+            if target.get("ecosystem") != ecosystem or not chain or chain[-1] != name:
+                continue
+            wanted = str(target.get("package") or "")
+            if package is None or _same_package(ecosystem, package, wanted):
+                return target
+        return None
+
+    def _undecided(
+        self,
+        reference: Reference,
+        name: str,
+        use: Use | UntypedUse,
+        reason: str,
+        verdict: SymbolVerdict | None = None,
+    ) -> ReferenceVerdict:
+        """`unverified` for a use of an unknown receiver type; a possible removed-API use if the case targets it."""
+        kind = use.receiver if isinstance(use, Use) else "untyped"
+        target = self._target(reference.ecosystem, reference.package, use.name)
+        if target is not None:
+            chain = ".".join(c for c in target.get("chain", ()) if c != "()")
+            reason = (
+                f"{POSSIBLE_REMOVED}: {name} may be {target.get('package')} {chain}, removed in "
+                f"{target.get('removed_in')} (use {target.get('replacement')}); {reason}"
+            )
+        return ReferenceVerdict(
+            reference,
+            "symbol",
+            "unverified",
+            reason,
+            name,
+            candidate=verdict.candidate if verdict else None,
+            ambiguity=verdict.ambiguity if verdict else (),
+            evidence=verdict.evidence if verdict else (),
+            instance=True,
+            line=use.line,
+            use=kind,
+            possible_removed_api=target is not None,
+        )
+
+    def untyped_level(self, checked: Sequence[ReferenceVerdict]) -> list[ReferenceVerdict]:
+        """Possible removed-API uses among the answer's untyped uses, each on the import of the targeted package."""
+        out: list[ReferenceVerdict] = []
+        for use in self.extraction.untyped_uses:
+            target = self._target(use.ecosystem, None, use.name)
+            if target is None:
+                continue
+            wanted = str(target.get("package") or "")
+            home = next(
+                (
+                    v.reference
+                    for v in checked
+                    if v.level == "package"
+                    and v.verdict == "exists"
+                    and v.reference.ecosystem == use.ecosystem
+                    and v.reference.source not in ("install", "requirement", "package-json")
+                    and _same_package(use.ecosystem, v.reference.package, wanted)
+                ),
+                None,
+            )
+            if home is not None:
+                name = f"{use.receiver}.{use.name}"
+                out.append(self._undecided(home, name, use, f"{RECEIVER_UNKNOWN}: {use.receiver} is untyped"))
         return out
 
     async def _guarded(self, awaitable: Awaitable[SymbolVerdict]) -> SymbolVerdict:
@@ -303,8 +424,9 @@ class _Checker:
             # The gate decided the name is missing; the table names the release that removed it, which
             # no published file of an older release shows (Express's typings never declared app.del).
             label = "removed-api"
+            last = f", last in {curated.package} {curated.last_in}" if curated.last_in else ""
             reason = (
-                f"{reason}; removed in {curated.package} {curated.removed_in}, use {curated.replacement} "
+                f"{reason}; removed in {curated.package} {curated.removed_in}{last}, use {curated.replacement} "
                 f"({curated.source})"
             )
         elif curated is not None and label == "missing-symbol" and past is False:
@@ -362,6 +484,10 @@ class _Checker:
         return out
 
 
+def _same_package(ecosystem: str, a: str, b: str) -> bool:
+    return canonical_pypi(a) == canonical_pypi(b) if ecosystem == "pypi" else a == b
+
+
 async def check_answer(
     client: RegistryClient,
     text: str,
@@ -369,12 +495,19 @@ async def check_answer(
     lang: str = "auto",
     decoys: Sequence[str] = PLANTED,
     run_started_at: str | None = None,
+    removed_api: Mapping[str, Any] | None = None,
 ) -> AnswerCheck:
-    """Extract every reference of `text` and judge each one (concurrently, deduplicated)."""
+    """Extract every reference of `text` and judge each one (concurrently, deduplicated).
+
+    `removed_api`: the removed API the case targets (a prompt's `removed_api`: ecosystem, package,
+    chain, removed_in, replacement); uses of its name whose receiver has no known type are reported
+    as possible removed-API uses.
+    """
     extraction = extract_answer(text, lang=lang)
-    checker = _Checker(client, extraction, decoys, run_started_at)
+    checker = _Checker(client, extraction, decoys, run_started_at, (removed_api,) if removed_api else ())
     per_reference = await asyncio.gather(*(checker.check(r) for r in extraction.references))
     verdicts = tuple(v for group in per_reference for v in group)
+    verdicts += tuple(checker.untyped_level(verdicts))
     hits = tuple(decoy_hits(extraction.references, text, decoys))
     return AnswerCheck(
         extraction=extraction,

@@ -24,7 +24,7 @@ from .install_lines import (
     pyproject_references,
     requirements_references,
 )
-from .references import Reference
+from .references import Reference, UntypedUse
 
 LANGS = ("python", "javascript", "auto")
 _SHELL_TAGS = frozenset({"bash", "sh", "shell", "console", "zsh", "powershell", "ps", "cmd", "bat", "terminal"})
@@ -47,6 +47,7 @@ class AnswerExtraction:
     js_parser_unavailable: bool = False
     problems: tuple[str, ...] = field(default=())
     blocks_read: int = 0
+    untyped_uses: tuple[UntypedUse, ...] = ()  # uses on values of unknown origin (see `UntypedUse`)
 
 
 def python_local_modules(text: str) -> set[str]:
@@ -114,10 +115,12 @@ class _Reader:
         self.problems: list[str] = []
         self.partial = False
         self.js_unavailable = False
+        self.untyped: list[UntypedUse] = []
 
     def read_python(self, code: str, offset: int, local: set[str]) -> None:
         result = extract_python(code, local_modules=local, line_offset=offset)
         self.references.extend(result.references)
+        self.untyped.extend(result.untyped_uses)
         self.partial |= result.partially_parsed
         self.problems.extend(result.problems)
 
@@ -195,4 +198,5 @@ def extract_answer(text: str, *, lang: str = "auto") -> AnswerExtraction:
         js_parser_unavailable=reader.js_unavailable,
         problems=tuple(reader.problems),
         blocks_read=len(blocks),
+        untyped_uses=tuple(reader.untyped),
     )

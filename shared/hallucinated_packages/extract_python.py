@@ -19,7 +19,8 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 
 from ..pyparse import parse_python
-from .references import Reference, merge_symbols
+from .pyuses import ImportRoot, follow_uses
+from .references import Reference, UntypedUse, merge_symbols, merge_uses
 from .stdlib_names import is_python_stdlib
 
 MAX_CHAIN = 2
@@ -37,6 +38,7 @@ class PythonExtraction:
     references: tuple[Reference, ...]
     partially_parsed: bool = False
     problems: tuple[str, ...] = field(default=())
+    untyped_uses: tuple[UntypedUse, ...] = ()
 
 
 @dataclass
@@ -423,4 +425,30 @@ def extract_python(code: str, *, local_modules: Collection[str] = (), line_offse
     collector = _Collector(local_modules, line_offset)
     collector.visit(tree)
     _collect_chains(collector, tree)
-    return PythonExtraction(tuple(collector.references), partially_parsed=False, problems=tuple(collector.problems))
+    untyped = _collect_uses(collector, tree, line_offset) if isinstance(tree, ast.Module) else []
+    return PythonExtraction(
+        tuple(collector.references),
+        partially_parsed=False,
+        problems=tuple(collector.problems),
+        untyped_uses=tuple(untyped),
+    )
+
+
+def _collect_uses(collector: _Collector, tree: ast.Module, line_offset: int) -> list[UntypedUse]:
+    """What the answer does with the values its third-party imports give back (`pyuses`)."""
+    roots = {
+        name: ImportRoot(b.index, b.prefix, b.module_parts)
+        for name, b in collector.bindings.items()
+        if name not in collector.rebound and collector.references[b.index].classification == "third-party"
+    }
+    flow = follow_uses(tree, roots, line_offset=line_offset)
+    for index, uses in flow.uses.items():
+        reference = collector.references[index]
+        # `df = pd.DataFrame(); df.append` is already an instance chain of the reference
+        kept = tuple(
+            u
+            for u in uses
+            if not (len(u.path) == 3 and u.path[1] == "()" and (u.path[0], u.path[2]) in reference.instance_symbols)
+        )
+        collector.references[index] = reference.with_changes(uses=merge_uses(reference.uses, kept))
+    return flow.untyped

@@ -10,7 +10,8 @@ in any is found, naming it, and the other candidates are recorded as ambiguity. 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import weakref
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,12 +23,18 @@ from .wheel_index import (
     ArchiveError,
     ArtifactChoice,
     choose_artifact,
+    is_final_release,
     older_versions,
     open_artifact,
     release_files,
+    version_key,
 )
 
 MISSING = ("missing-symbol", "missing-submodule", "missing-subpath")
+EXTRA_SERIES = 5  # earlier minor series read beyond the spread picks, to name the last release with a name
+_OPENED: weakref.WeakKeyDictionary[RegistryClient, dict[tuple[str, str], tuple[ModuleTree, ArtifactChoice]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 @dataclass(frozen=True)
@@ -115,10 +122,14 @@ async def _check_candidate(
     evidence = (*package.evidence, *tree.archive.evidence, _summary(choice, tree))
     if verdict not in MISSING:
         return _Outcome(verdict, f"{reason} [{choice.filename}]", label, evidence)
-    older = await _present_in_older(client, document, package.canonical_name or dist, version, module, chain, instance)
+
+    async def judge(old: ModuleTree) -> tuple[str, str]:
+        return await _judge(old, module, chain, instance)
+
+    older = await present_in_older(client, document, package.canonical_name or dist, version, judge)
     if older is not None:
         old_version, old_reason, old_evidence = older
-        why = f"{reason} in {version}, but present in {old_version} ({old_reason})"
+        why = f"{reason} in {version}, but present in {old_version}, the last release read that has it ({old_reason})"
         return _Outcome("removed-api", why, label, evidence + old_evidence)
     return _Outcome(verdict, f"{reason} [{choice.filename}]", label, evidence)
 
@@ -132,11 +143,24 @@ async def _open(
     choice = choose_artifact(dist, version, files, client.settings)
     if choice is None:
         return _Outcome("unverified", f"no usable wheel or sdist for {dist} {version}", "", ())
+    opened = _OPENED.setdefault(client, {})
+    if (dist, version) in opened:  # one read per release and client, however many names are asked
+        return opened[(dist, version)]
     try:
         archive = await open_artifact(client, choice)
     except ArchiveError as exc:
         return _Outcome("unverified", f"download failed: {exc.reason}", "", exc.evidence)
-    return ModuleTree(archive, sdist=choice.kind == "sdist"), choice
+    result = ModuleTree(archive, sdist=choice.kind == "sdist"), choice
+    opened[(dist, version)] = result
+    return result
+
+
+async def open_release(client: RegistryClient, document: dict[str, Any], dist: str, version: str) -> ModuleTree | str:
+    """The module tree of one release (read once per client), or why it cannot be read."""
+    opened = await _open(client, document, dist, version)
+    if isinstance(opened, _Outcome):
+        return opened.reason
+    return opened[0]
 
 
 def _summary(choice: ArtifactChoice, tree: ModuleTree) -> Evidence:
@@ -198,24 +222,72 @@ def older_releases(document: dict[str, Any], current: str, limit: int) -> list[s
     return older_versions([v for v, files in releases.items() if files], current, limit)
 
 
-async def _present_in_older(
+def older_series(document: dict[str, Any], current: str) -> list[str]:
+    """The latest final release of each earlier minor series, newest first (files present only)."""
+    releases = document.get("releases")
+    if not isinstance(releases, dict):
+        return []
+    key = version_key(current)[0]
+    latest: dict[tuple[int, ...], str] = {}
+    for version, files in releases.items():
+        if not files or not is_final_release(version) or version_key(version)[0] >= key:
+            continue
+        series = version_key(version)[0][:2]
+        if series not in latest or version_key(version) > version_key(latest[series]):
+            latest[series] = version
+    return [latest[s] for s in sorted(latest, reverse=True)]
+
+
+async def present_in_older(
     client: RegistryClient,
     document: dict[str, Any],
     dist: str,
     current: str,
-    module: str,
-    chain: tuple[str, ...],
-    instance: bool,
+    judge: Callable[[ModuleTree], Awaitable[tuple[str, str]]],
+    series: Sequence[str] | None = None,
 ) -> tuple[str, str, tuple[Evidence, ...]] | None:
+    """The last release read that has what `judge` looks for: (version, why, evidence), or None.
+
+    First the spread picks of `older_releases` (previous minor, last of each previous major);
+    then up to `EXTRA_SERIES` latest releases of the minor series in between, newest first: the
+    series after the newest pick that has the name (to name the last release with it), or, when
+    no pick has it, the series older than the oldest pick read without it (numpy's `float` is in
+    1.23, not in 1.26). Removals are taken to be final: a name gone from a release stays gone.
+    """
     evidence: list[Evidence] = []
-    for version in older_releases(document, current, client.settings.older_releases_checked):
+    checked: set[str] = set()
+
+    async def has_it(version: str) -> tuple[bool | None, str]:
+        checked.add(version)
         opened = await _open(client, document, dist, version)
         if isinstance(opened, _Outcome):
             evidence.extend(opened.evidence)
-            continue
+            return None, opened.reason
         tree, choice = opened
-        verdict, reason = await _judge(tree, module, chain, instance)
+        verdict, reason = await judge(tree)
         evidence.extend((*tree.archive.evidence, _summary(choice, tree)))
         if verdict == "found":
-            return version, f"{reason} [{choice.filename}]", tuple(evidence)
+            return True, f"{reason} [{choice.filename}]"
+        return (False if verdict in (*MISSING, "missing") else None), reason
+
+    lacking = current
+    hit: tuple[str, str] | None = None
+    for version in older_releases(document, current, client.settings.older_releases_checked):
+        present, why = await has_it(version)
+        if present:
+            hit = (version, why)
+            break
+        if not present:  # absent or undecidable there: the last release with it is older still
+            lacking = version
+    walk = list(series) if series is not None else older_series(document, current)
+    if hit is not None:
+        window = [v for v in walk if version_key(hit[0]) < version_key(v) < version_key(lacking)]
+    else:
+        window = [v for v in walk if version_key(v) < version_key(lacking)]
+    for version in [v for v in window if v not in checked][:EXTRA_SERIES]:
+        present, why = await has_it(version)
+        if present:
+            return version, why, tuple(evidence)
+    if hit is not None:
+        return hit[0], hit[1], tuple(evidence)
     return None

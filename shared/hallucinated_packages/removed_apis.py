@@ -1,5 +1,9 @@
 """Removals no published file of an older release shows: a label for the gates' own "missing".
 
+The general rule lives in the gates (`pysymbols.present_in_older`): a name absent now but
+present in an older release's artifact is `removed-api`, for every package. This table is the
+fallback for what those artifacts cannot show.
+
 The symbol gates decide existence themselves, and find most removals by reading an older
 release (pandas `DataFrame.append` in 1.5, Flask `Markup` in 2.3). A few removed names appear in
 no older artifact the gates read: Express 4's `app.del` was set at run time and never typed in
@@ -23,6 +27,7 @@ class RemovedApi:
     removed_in: str
     replacement: str
     source: str
+    last_in: str = ""  # the last release that had the name, when the notes say so
 
 
 REMOVED_APIS: tuple[RemovedApi, ...] = (
@@ -33,6 +38,29 @@ REMOVED_APIS: tuple[RemovedApi, ...] = (
         "5.0.0",
         "app.delete",
         "expressjs.com/en/guide/migrating-5.html (app.del removed)",
+    ),
+    # numpy 1.20 deprecated the builtin-type aliases through a module `__getattr__` (present at run
+    # time, not bound in any file) and 1.24 removed them: no artifact shows 1.23 had them.
+    *(
+        RemovedApi(
+            "pypi",
+            "numpy",
+            (alias,),
+            "1.24",
+            replacement,
+            "numpy.org/doc/stable/release/1.24.0-notes.html (expired deprecations: np.float etc.)",
+            "1.23.5",
+        )
+        for alias, replacement in (
+            ("float", "float or numpy.float64"),
+            ("int", "int or numpy.int_"),
+            ("bool", "bool or numpy.bool_"),
+            ("object", "object or numpy.object_"),
+            ("complex", "complex or numpy.complex128"),
+            ("str", "str or numpy.str_"),
+            ("long", "int"),
+            ("unicode", "str or numpy.str_"),
+        )
     ),
 )
 
