@@ -37,6 +37,7 @@ from .dts_generics import (
     LIB_TYPES,
     OBJECT_MEMBERS,
     PREDEFINED,
+    PROMISE_MEMBERS,
     Env,
     TypeRef,
     bind_parameters,
@@ -68,6 +69,7 @@ class Members:
     classes: list[Decl] = field(default_factory=list)  # classes whose instances `new` makes
     slots: dict[str, list[tuple[str, Any]]] = field(default_factory=dict)  # name -> where its value is declared
     awaited: list[TypeRef] = field(default_factory=list)  # what `await` gives, when this is a Promise
+    returns_promise: bool = False  # a Promise's `then`/`catch`/`finally`: calling it gives a promise
     await_partial: bool = False  # a union of promises and other types: `await` gives more than `awaited`
 
     def slot(self, name: str, kind: str, payload: Any) -> None:
@@ -88,6 +90,7 @@ class Members:
         self.constructs.extend(other.constructs)
         self.classes.extend(other.classes)
         self.awaited.extend(other.awaited)
+        self.returns_promise |= other.returns_promise
         self.await_partial |= other.await_partial
         if not other.complete:
             self.complete = False
@@ -354,6 +357,9 @@ class Resolver:
                 method = Members(names=set(OBJECT_MEMBERS | FUNCTION_MEMBERS))
                 method.calls.append(payload)
                 out.absorb(method)
+            elif kind == "promise":  # `then`, `catch`, `finally`: a promise of what the callback returns
+                method = Members(names=set(OBJECT_MEMBERS | FUNCTION_MEMBERS), returns_promise=True)
+                out.absorb(method)
             elif kind == "export":
                 module, export = payload
                 out.absorb(await self.value_members(await self.export_decls(module, export, depth + 1), depth + 1))
@@ -374,8 +380,12 @@ class Resolver:
     async def call_result(self, value: Members, depth: int = 0) -> Members:
         """Members of what calling the value returns (every overload)."""
         out = Members()
+        if value.returns_promise:
+            out.names |= PROMISE_MEMBERS
+            _promise_methods(out)
+            out.await_partial = True  # what the callback returns is not followed
         if not value.calls:
-            return out.unknown("not callable according to its declarations")
+            return out if value.returns_promise else out.unknown("not callable according to its declarations")
         for ref in value.calls:
             if ref.node is None:
                 out.unknown("a call signature without a return type")
@@ -386,7 +396,7 @@ class Resolver:
     async def await_result(self, value: Members, depth: int = 0) -> Members:
         """Members of what `await value` gives: T for a Promise<T>, the value itself for anything else."""
         if value.await_partial:
-            return Members().unknown("awaiting a union of promises and other types is not modelled")
+            return Members().unknown("what awaiting gives is not known (a callback's result, or a promise or not)")
         if not value.awaited:
             return value
         out = Members()
@@ -440,6 +450,10 @@ class Resolver:
         if kind in ("array_type", "tuple_type"):
             out.names |= ARRAY_MEMBERS
             return out
+        if kind == "conditional_type":
+            return await self._conditional(ref, depth)
+        if kind == "member_expression":  # `import("node:stream").Duplex`
+            return await self._import_type(ref, depth)
         if kind == "object_type":
             out.names |= OBJECT_MEMBERS
             self._object_body(node, ref.scope, out, ref.env)
@@ -478,6 +492,43 @@ class Resolver:
             return out.unknown(f"type {text}")
         return out.unknown(f"{kind.replace('_', ' ')} `{_text(node)[:40]}` is not modelled")
 
+    async def _conditional(self, ref: TypeRef, depth: int) -> Members:
+        """`C extends X ? A : B`: A when C stands for X itself (axios: `R = AxiosResponseDefault`), else both.
+
+        Both branches together only ever add names, so a name absent from both is absent from
+        whichever TypeScript would pick.
+        """
+        node = ref.node
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        yes, no = node.child_by_field_name("consequence"), node.child_by_field_name("alternative")
+        if yes is None or no is None:
+            return Members().unknown("conditional type not readable")
+        checked = left
+        if left is not None and left.type == "type_identifier":
+            is_parameter, value = bound(ref.env, _text(left))
+            checked = value.node if is_parameter and value is not None else (None if is_parameter else left)
+        if checked is not None and right is not None and _text(checked).strip() == _text(right).strip():
+            return await self.type_members(ref.child(yes), depth + 1)
+        out = await self.type_members(ref.child(yes), depth + 1)
+        out.absorb(await self.type_members(ref.child(no), depth + 1))
+        return out
+
+    async def _import_type(self, ref: TypeRef, depth: int) -> Members:
+        node = ref.node
+        obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
+        function = obj.child_by_field_name("function") if obj is not None and obj.type == "call_expression" else None
+        arguments = obj.child_by_field_name("arguments") if function is not None else None
+        spec = (
+            next((_text(a)[1:-1] for a in arguments.named_children if a.type == "string"), None) if arguments else None
+        )
+        if function is None or function.type != "import" or spec is None or prop is None:
+            return Members().unknown(f"type `{_text(node)[:40]}` is not modelled")
+        module = await self._module_from(ref.scope, spec, depth)
+        if module is None:
+            return Members().unknown(f"module {spec!r} not resolvable")
+        decls = await self.export_decls(module, _text(prop), depth + 1)
+        return await self._type_of_decls(ref, decls, _text(prop), depth, [])
+
     async def _named_type(self, ref: TypeRef, dotted: str, depth: int, args: list[TypeRef]) -> Members:
         """Members of the type `dotted` names from `ref`, its type parameters bound to `args` or their defaults."""
         out = Members()
@@ -487,49 +538,58 @@ class Resolver:
             return out  # a type that extends itself through a cycle adds nothing new
         self._seen.add(key)
         try:
-            decls = await self._follow(await self.value_decls(scope, dotted), depth)
-            types = [d for d in decls if d.kind in ("interface", "class", "type", "enum", "unreadable")]
-            if not types and dotted in ("Function", "CallableFunction", "NewableFunction", "Object"):
-                out.names |= OBJECT_MEMBERS | (FUNCTION_MEMBERS if dotted != "Object" else frozenset())
-                return out  # the language's own, when nothing in the declarations shadows them
-            if dotted in LIB_TYPES and all(d.kind == "interface" for d in types):
-                out.names |= LIB_TYPES[dotted]  # the language's own (global augmentations add names)
-                for decl in types:
-                    self._object_body(decl.node.child_by_field_name("body"), decl.scope, out, ref.env)
-                if dotted in ("Promise", "PromiseLike"):
-                    if args:
-                        out.awaited.append(args[0])
-                    else:
-                        out.await_partial = True
-                return out
-            if not types:
-                if _is_type_parameter(scope, dotted):
-                    return out.unknown(f"generic type {dotted}")
-                return out.unknown(f"type {dotted} not resolvable")
-            out.names |= OBJECT_MEMBERS
-            # `this` in the members stands for the type first named (Express, not the IRouter it extends).
-            this_env: Env = () if bound(ref.env, "this")[0] else (("this", ref),)
-            for decl in types:
-                outer = tuple(p for p in ref.env if p[0] == "this") + this_env
-                env = bind_parameters(decl.node.child_by_field_name("type_parameters"), args, decl.scope, outer)
-                if decl.kind == "interface":
-                    self._object_body(decl.node.child_by_field_name("body"), decl.scope, out, env)
-                    for heritage in decl.node.named_children:
-                        if heritage.type == "extends_type_clause":
-                            for base in heritage.named_children:
-                                out.absorb(await self.type_members(TypeRef(base, decl.scope, env), depth + 1))
-                elif decl.kind == "class":
-                    out.absorb(await self._class_side(decl, static=False, depth=depth + 1, env=env))
-                elif decl.kind == "type":
-                    value = decl.node.child_by_field_name("value")
-                    out.absorb(await self.type_members(TypeRef(value, decl.scope, env), depth + 1))
-                elif decl.kind == "enum":
-                    out.unknown(f"enum type {dotted} is not modelled")
-                else:
-                    out.unknown(f"{dotted}: {decl.spec or 'declaration'} not readable")
-            return out
+            return await self._type_of_decls(ref, await self.value_decls(scope, dotted), dotted, depth, args)
         finally:
             self._seen.discard(key)
+
+    async def _type_of_decls(
+        self, ref: TypeRef, found: list[Decl], dotted: str, depth: int, args: list[TypeRef]
+    ) -> Members:
+        """Members of a type given its declarations (interfaces, classes, aliases) or the language's own."""
+        out = Members()
+        scope = ref.scope
+        decls = await self._follow(found, depth)
+        types = [d for d in decls if d.kind in ("interface", "class", "type", "enum", "unreadable")]
+        if not types and dotted in ("Function", "CallableFunction", "NewableFunction", "Object"):
+            out.names |= OBJECT_MEMBERS | (FUNCTION_MEMBERS if dotted != "Object" else frozenset())
+            return out  # the language's own, when nothing in the declarations shadows them
+        if dotted in LIB_TYPES and all(d.kind == "interface" for d in types):
+            out.names |= LIB_TYPES[dotted]  # the language's own (global augmentations add names)
+            for decl in types:
+                self._object_body(decl.node.child_by_field_name("body"), decl.scope, out, ref.env)
+            if dotted in ("Promise", "PromiseLike"):
+                _promise_methods(out)
+                if args:
+                    out.awaited.append(args[0])
+                else:
+                    out.await_partial = True
+            return out
+        if not types:
+            if _is_type_parameter(scope, dotted):
+                return out.unknown(f"generic type {dotted}")
+            return out.unknown(f"type {dotted} not resolvable")
+        out.names |= OBJECT_MEMBERS
+        # `this` in the members stands for the type first named (Express, not the IRouter it extends).
+        this_env: Env = () if bound(ref.env, "this")[0] else (("this", ref),)
+        for decl in types:
+            outer = tuple(p for p in ref.env if p[0] == "this") + this_env
+            env = bind_parameters(decl.node.child_by_field_name("type_parameters"), args, decl.scope, outer)
+            if decl.kind == "interface":
+                self._object_body(decl.node.child_by_field_name("body"), decl.scope, out, env)
+                for heritage in decl.node.named_children:
+                    if heritage.type == "extends_type_clause":
+                        for base in heritage.named_children:
+                            out.absorb(await self.type_members(TypeRef(base, decl.scope, env), depth + 1))
+            elif decl.kind == "class":
+                out.absorb(await self._class_side(decl, static=False, depth=depth + 1, env=env))
+            elif decl.kind == "type":
+                value = decl.node.child_by_field_name("value")
+                out.absorb(await self.type_members(TypeRef(value, decl.scope, env), depth + 1))
+            elif decl.kind == "enum":
+                out.unknown(f"enum type {dotted} is not modelled")
+            else:
+                out.unknown(f"{dotted}: {decl.spec or 'declaration'} not readable")
+        return out
 
     def _object_body(self, body: Any, scope: Scope, out: Members, env: Env = ()) -> None:
         for member in body.named_children if body is not None else []:
@@ -571,12 +631,21 @@ class Resolver:
         extends = next((c for c in heritage.named_children if c.type == "extends_clause"), None) if heritage else None
         if extends is not None:
             base = extends.child_by_field_name("value")
+            args = extends.child_by_field_name("type_arguments")
+            base_args = [TypeRef(a, decl.scope, env) for a in args.named_children] if args is not None else []
             if base is not None:
                 base_decls = await self._follow(await self.value_decls(decl.scope, _text(base)), depth)
                 classes = [d for d in base_decls if d.kind == "class"]
-                if classes:
+                this_env = tuple(p for p in env if p[0] == "this")
+                if not base_decls and _text(base) in LIB_TYPES and not static:
+                    out.absorb(
+                        await self._named_type(TypeRef(base, decl.scope, env), _text(base), depth + 1, base_args)
+                    )
+                elif classes:
                     for base_class in classes:
-                        out.absorb(await self._class_side(base_class, static=static, depth=depth + 1, env=env))
+                        params = base_class.node.child_by_field_name("type_parameters")
+                        base_env = bind_parameters(params, base_args, base_class.scope, this_env)
+                        out.absorb(await self._class_side(base_class, static=static, depth=depth + 1, env=base_env))
                 elif static:
                     out.absorb(await self.value_members(base_decls, depth + 1))
                 else:
@@ -638,3 +707,8 @@ def _class_env(decl: Decl) -> Env:
     this: Env = (("this", TypeRef(name, decl.scope)),) if name is not None else ()
     params = decl.node.child_by_field_name("type_parameters")
     return bind_parameters(params, [], decl.scope, this, inferred_in=inferred)
+
+
+def _promise_methods(out: Members) -> None:
+    for name in ("then", "catch", "finally"):
+        out.slot(name, "promise", None)
