@@ -77,9 +77,11 @@ def render_prompt(case: Mapping[str, Any]) -> str:
     )
 
 
-async def _check(answer: str, settings: RegistrySettings | None) -> AnswerCheck:
+async def _check(
+    answer: str, settings: RegistrySettings | None, removed_api: Mapping[str, Any] | None = None
+) -> AnswerCheck:
     async with _client(settings) as client:
-        return await check_answer(client, answer, decoys=PLANTED)
+        return await check_answer(client, answer, decoys=PLANTED, removed_api=removed_api)
 
 
 def play_case(case: Mapping[str, Any], conv: Conversation, settings: RegistrySettings | None = None) -> dict[str, Any]:
@@ -88,7 +90,8 @@ def play_case(case: Mapping[str, Any], conv: Conversation, settings: RegistrySet
     `settings`: the registries to ask (v8 passes them from its run options); None: `registry_settings()`.
     """
     answer = conv.ask(render_prompt(case))
-    check = run_sync(_check(answer, settings))
+    targeted = case.get("removed_api")  # group D: the removed API the case is about
+    check = run_sync(_check(answer, settings, targeted if isinstance(targeted, Mapping) else None))
     scores = sample_scores(check, case)
     verdict, detail = row_verdict(scores)
     if scores["references_extracted"] == 0:

@@ -41,12 +41,25 @@ def format_rate(rate: Mapping[str, Any]) -> str:
     )
 
 
+def format_uses(uses: Mapping[str, Any] | None) -> str:
+    """`12/15 (80.0 %), receiver unknown 3, possible removed-API 1`: how much of the function rate was decided."""
+    if not uses:
+        return "n/a"
+    text = f"{uses['decided']}/{uses['all']} ({_pct(uses.get('decided_share'))})"
+    if uses.get("receiver_unknown"):
+        text += f", receiver unknown {uses['receiver_unknown']}"
+    if uses.get("possible_removed_api"):
+        text += f", possible removed-API {uses['possible_removed_api']}"
+    return text
+
+
 def _table(title: str, blocks: Mapping[str, Mapping[str, Any]]) -> list[str]:
-    lines = [f"### {title}", "", "| | samples | " + " | ".join(label for _, _, label in _RATES) + " |"]
-    lines.append("|---" * (len(_RATES) + 2) + "|")
+    header = " | ".join(label for _, _, label in _RATES)
+    lines = [f"### {title}", "", f"| | samples | {header} | uses decided (of all uses) |"]
+    lines.append("|---" * (len(_RATES) + 3) + "|")
     for key, block in blocks.items():
         cells = [format_rate(block[level][name]) for level, name, _ in _RATES]
-        lines.append(f"| {key} | {block['samples']} | " + " | ".join(cells) + " |")
+        lines.append(f"| {key} | {block['samples']} | " + " | ".join(cells) + f" | {format_uses(block.get('uses'))} |")
     return [*lines, ""]
 
 
