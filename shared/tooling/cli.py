@@ -19,7 +19,7 @@ from .. import __version__
 from .specs import HookError, installed_registry, load_hook
 
 # The commands every checkout has; each benchmark adds its own group through its declared `commands` hook.
-GENERIC_COMMANDS = ("new", "build", "modules", "freeze", "run", "rescore", "report", "push", "check")
+GENERIC_COMMANDS = ("new", "build", "modules", "freeze", "run", "rescore", "plan", "report", "push", "check")
 
 
 def make_parser() -> argparse.ArgumentParser:

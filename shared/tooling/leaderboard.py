@@ -14,15 +14,17 @@ adjusted together across all pairs (Holm by default, `hallubench.tooling.statist
 at 3 entries and at 36. Entries sharing a letter were not shown to differ (a compact letter
 display). Beside each rank stands its bootstrap rank interval, and above the board the
 saturation verdict: whether every entry sits within a margin of the floor or the ceiling, with
-the cases a rate of that margin needs.
+the cases a rate of that margin needs. A board made from headlines (`board_of`) also carries the
+power curves of neighbouring entries (`power_curves`).
 
 Tooling, never embedded: numpy, `hallubench.stats` and `hallubench.tooling.statistics`, no I/O.
 """
 
 from __future__ import annotations
 
+import functools
 import string
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,9 +33,11 @@ import numpy.typing as npt
 
 from .. import stats
 from .headline import Headline
+from .power_curves import neighbour_curves
 from .statistics import CaseTable, rank_intervals, saturation, separability
 
 _CHUNK_ELEMENTS = 2_000_000  # resampled indices held at once (about 16 MB)
+_CACHED_ELEMENTS = 1_000_000  # resample weights kept for the next pair with as many units (8 MB each)
 
 
 @dataclass(frozen=True)
@@ -135,7 +139,7 @@ def board_of(
         for name, h in headlines.items()
     ]
     first = next(iter(headlines.values()), None)
-    return leaderboard(
+    board = leaderboard(
         first.metric if first else "",
         entries,
         higher_is_better=first.higher_is_better if first else True,
@@ -143,6 +147,9 @@ def board_of(
         resamples=resamples,
         seed=seed,
     )
+    ranked = [str(line["name"]) for line in board["entries"] if line["value"] is not None]
+    board["power"] = neighbour_curves(headlines, ranked)
+    return board
 
 
 def case_table(entries: Sequence[Entry]) -> CaseTable:
@@ -234,17 +241,13 @@ def _ratio_interval(
 
     Resamples with a zero denominator are undefined and left out.
     """
-    rng = np.random.default_rng(seed)
-    n = a_num.size
-    chunk = max(1, _CHUNK_ELEMENTS // n)
     values: list[npt.NDArray[np.float64]] = []
-    for start in range(0, resamples, chunk):
-        index = rng.integers(0, n, size=(min(chunk, resamples - start), n))
-        a_sums, a_dens = a_num[index].sum(axis=1), a_den[index].sum(axis=1)
+    for weights in _resample_weights(a_num.size, resamples, seed):
+        a_sums, a_dens = weights @ a_num, weights @ a_den
         defined = a_dens > 0
         ratio = np.divide(a_sums, a_dens, out=np.zeros_like(a_sums), where=defined)
         if b_num is not None and b_den is not None:
-            b_sums, b_dens = b_num[index].sum(axis=1), b_den[index].sum(axis=1)
+            b_sums, b_dens = weights @ b_num, weights @ b_den
             defined &= b_dens > 0
             ratio = ratio - np.divide(b_sums, b_dens, out=np.zeros_like(b_sums), where=b_dens > 0)
         values.append(ratio[defined])
@@ -254,6 +257,28 @@ def _ratio_interval(
     tail = (1.0 - confidence) / 2.0
     low, high = np.quantile(samples, [tail, 1.0 - tail])
     return (float(low), float(high))
+
+
+def _resample_weights(n: int, resamples: int, seed: int) -> tuple[npt.NDArray[np.float64], ...]:
+    """How often each of `n` units is drawn in each resample, in chunks: the same draws for every pair with `n`
+    shared units, so a board of 36 entries (630 pairs over one set of cases) draws them once (`_cached_weights`)."""
+    if n * resamples <= _CACHED_ELEMENTS:
+        return _cached_weights(n, resamples, seed)
+    return tuple(_draw_weights(n, resamples, seed))
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_weights(n: int, resamples: int, seed: int) -> tuple[npt.NDArray[np.float64], ...]:
+    return tuple(_draw_weights(n, resamples, seed))
+
+
+def _draw_weights(n: int, resamples: int, seed: int) -> Iterator[npt.NDArray[np.float64]]:
+    rng = np.random.default_rng(seed)
+    chunk = max(1, _CHUNK_ELEMENTS // n)
+    for start in range(0, resamples, chunk):
+        rows = min(chunk, resamples - start)
+        index = rng.integers(0, n, size=(rows, n)) + (np.arange(rows) * n)[:, None]
+        yield np.bincount(index.ravel(), minlength=rows * n).reshape(rows, n).astype(np.float64)
 
 
 def _label(index: int) -> str:

@@ -235,6 +235,14 @@
     form.addEventListener("submit", function (event) { event.preventDefault(); });
     applyFilters();
   }
+  var powerPair = document.getElementById("hb-power-pair");
+  if (powerPair) {
+    powerPair.addEventListener("change", function () {
+      document.querySelectorAll("figure.power").forEach(function (figure) {
+        figure.hidden = figure.getAttribute("data-pair") !== powerPair.value;
+      });
+    });
+  }
   function openFromHash() {
     var match = /^#row-(\d+)$/.exec(location.hash);
     if (!match) return;
