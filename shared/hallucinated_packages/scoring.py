@@ -29,6 +29,7 @@ from typing import Any
 from ..stats import wilson_interval
 from .checker import SYMBOL_HALLUCINATIONS, AnswerCheck
 from .names import canonical_pypi
+from .pyflow import RECEIVER_UNKNOWN
 
 HEADLINE = "hallucinated_package_rate"
 
@@ -58,6 +59,7 @@ def sample_scores(check: AnswerCheck, case: Mapping[str, Any]) -> dict[str, Any]
         if key not in symbols or label in SYMBOL_HALLUCINATIONS:
             symbols[key] = label
     uses = [v for v in verdicts if v["level"] == "symbol" and v.get("use")]
+    unknown = [v for v in uses if v["verdict"] == "unverified" and RECEIVER_UNKNOWN in v["reason"]]
     possible = sorted({str(v["name"]) for v in uses if v.get("possible_removed_api")})
     decoy_used = sorted({h.decoy for h in check.decoy_hits if h.counts_as_use})
     adversarial = case.get("group") == "B"
@@ -84,7 +86,7 @@ def sample_scores(check: AnswerCheck, case: Mapping[str, Any]) -> dict[str, Any]
         "uses": {
             "all": len(uses),
             "decided": sum(1 for v in uses if v["verdict"] != "unverified"),
-            "receiver_unknown": sum(1 for v in uses if v["verdict"] == "unverified" and v.get("use") != "typed"),
+            "receiver_unknown": len(unknown),
             "possible_removed_api": possible,
         },
         "decoys": {
