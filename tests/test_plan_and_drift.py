@@ -63,6 +63,7 @@ def pilot(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("pilot")
     _run(base / "strong", "stub/strong", 0.85)
     _run(base / "weak", "stub/weak", 0.35)
+    _run(base / "mid", "stub/mid", 0.6)  # a third model, left out by --pair
     return base
 
 
@@ -80,7 +81,8 @@ def _scores(result: Path) -> dict[str, dict[str, float]]:
 
 def test_plan_gives_a_detectable_difference_and_a_size_that_simulation_confirms(pilot: Path, tmp_path: Path) -> None:
     out = tmp_path / "plan.json"
-    code = main(["plan", str(pilot), "--task", "hallumaze/v3", "--detect", "0.15", "--json", str(out), "--quiet"])
+    code = main(["plan", str(pilot), "--task", "hallumaze/v3", "--detect", "0.15", "--json", str(out), "--quiet",
+                 "--pair", "stub/strong", "stub/weak"])  # fmt: skip
     assert code == 0
     data = json.loads(out.read_text(encoding="utf-8"))
     assert data["rows"] == {"stub/strong": CASES, "stub/weak": CASES} and data["rows_left_out"] == 0
@@ -93,7 +95,8 @@ def test_plan_gives_a_detectable_difference_and_a_size_that_simulation_confirms(
 
     # The pilot's own per-case differences, shifted to the difference planned for, drawn at the planned size.
     result = tmp_path / "pilot.json"
-    assert main(["rescore", str(pilot), "--task", "hallumaze/v3", "--json", str(result), "--quiet"]) == 0
+    assert main(["rescore", str(pilot / "strong"), str(pilot / "weak"), "--task", "hallumaze/v3", "--json",
+                 str(result), "--quiet"]) == 0  # fmt: skip
     scores = _scores(result)
     first, second = scores[found["first"]], scores[found["second"]]
     diffs = np.array([first[case] - second[case] for case in sorted(first) if case in second])

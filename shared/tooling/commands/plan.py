@@ -107,7 +107,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
     first = next(iter(headlines.values()))
-    left_out = sum(len(s.rows) for s in collected.report.models.values()) - sum(len(r) for r in rows.values())
+    # rows of the models planned that did not verify (or are not counted): models left out by --pair are not rows
+    summaries = collected.report.models
+    left_out = sum(len(summaries[model].rows) - len(found) for model, found in rows.items() if model in summaries)
     header = _header(protocol, first.metric, first.higher_is_better, rows, left_out, args)
     print("\n".join([*header, *(line for found in plans for line in _plan_lines(found.to_dict()))]))
     if args.json:
