@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from .errors import HallubenchError
+
 
 class Conversation(Protocol):
     """One chat with the model under test."""
@@ -23,5 +25,5 @@ class Conversation(Protocol):
         """Send a user message and return the model's reply text."""
 
 
-class ModelCallError(Exception):
+class ModelCallError(HallubenchError):
     """The model could not be asked (network, quota, replay ran out): a harness error, never a model failure."""

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from hallubench import errors
 from hallubench.hashing import sha256_bytes
 from hallubench.tooling import specs
 from hallubench.tooling.cli import main
@@ -26,6 +27,7 @@ from support_kaggle.harness import clean_env, kaggle_test_env, run_hallubench, r
 DATA = Path(__file__).parent / "data" / "publish"
 GOOD_TASK = DATA / "good_task.py"
 REGISTRY_MODULE = Path(specs.__file__)
+ERRORS_MODULE = Path(errors.__file__)
 CASES = json.loads((DATA / "validation_cases.json").read_text(encoding="utf-8"))["cases"]
 
 
@@ -227,6 +229,7 @@ def _frozen_checkout(root: Path, recorded_sha256: str | None = None) -> Path:
     """A minimal checkout (frozen_cases/, a registry without benchmarks) whose lock freezes tasks/riddle_v1.py."""
     (root / "shared" / "tooling").mkdir(parents=True)
     shutil.copyfile(REGISTRY_MODULE, root / "shared" / "tooling" / "specs.py")
+    shutil.copyfile(ERRORS_MODULE, root / "shared" / "errors.py")  # what specs.py imports
     (root / "tasks").mkdir()
     task_file = root / "tasks" / "riddle_v1.py"
     shutil.copyfile(GOOD_TASK, task_file)

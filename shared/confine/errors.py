@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from ..errors import HallubenchError
 
-class ConfinementError(OSError):
+
+class ConfinementError(HallubenchError, OSError):
     """A layer could not be applied; `layer` names it (`landlock`, `seccomp`, `namespaces`, ...)."""
 
     def __init__(self, layer: str, detail: str) -> None:

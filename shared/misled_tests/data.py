@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..errors import HallubenchError
 from ..hashing import sha256_bytes, sha256_json
 
 ENV_VAR = "HALLUBENCH_HUMANEVALPACK"
@@ -42,7 +43,7 @@ FIELDS = (
 )
 
 
-class DataError(Exception):
+class DataError(HallubenchError):
     """The data could not be obtained, or it is not the pinned data."""
 
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from ..errors import HallubenchError
+
 PINNED_PYTEST = "pytest==8.3.5"
 _FOUND: dict[str, str] = {}
 
 
-class PytestUnavailable(Exception):
+class PytestUnavailable(HallubenchError):
     """pytest is missing and could not be installed: a harness error."""
 
 

@@ -40,6 +40,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from ..errors import HallubenchError
 from . import sandbox_child
 
 OUTCOMES = ("pass", "fail", "error", "timeout")
@@ -89,7 +90,7 @@ class _Session:
     invalid_lines: int
 
 
-class SandboxError(Exception):
+class SandboxError(HallubenchError):
     """The sandbox itself could not run (no pytest, no interpreter): a harness error."""
 
 

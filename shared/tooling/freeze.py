@@ -14,6 +14,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import HallubenchError
 from ..hashing import sha256_bytes
 from . import git_history
 from .build import build_protocol, load_specs, stale_files
@@ -25,7 +26,7 @@ from .specs import ProtocolSpec
 from .taskfile.reader import TaskFileError, read_task_file
 
 
-class FreezeError(Exception):
+class FreezeError(HallubenchError):
     """Freezing was refused; the message says why and what to do."""
 
 

@@ -14,12 +14,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import HallubenchError
+
 # Replace objects and grafts change what git shows as history without changing the history itself: every
 # read here ignores them (and `rewrites` reports any that exist, since somebody made them on purpose).
 _ENVIRONMENT = {**os.environ, "GIT_NO_REPLACE_OBJECTS": "1"}
 
 
-class HistoryUnavailable(Exception):
+class HistoryUnavailable(HallubenchError):
     """The checkout's history cannot be read (no git, not a repository, a shallow clone)."""
 
 

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..errors import HallubenchError
+
 CREDENTIALS_HELP = (
     "Set up Kaggle credentials in one of these ways:\n"
     "  - the KAGGLE_API_TOKEN environment variable (a token from https://www.kaggle.com/settings/api,\n"
@@ -43,7 +45,7 @@ _PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "htt
 _NO_PROXY_VARIABLES = ("NO_PROXY", "no_proxy")
 
 
-class KaggleAccessError(Exception):
+class KaggleAccessError(HallubenchError):
     """The Kaggle API cannot be used: missing or rejected credentials, or the client is absent."""
 
 

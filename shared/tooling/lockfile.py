@@ -13,11 +13,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from ..errors import HallubenchError
+
 LOCK_PATH = Path("frozen_cases") / "protocols.lock"
 PROTOCOL_ID = re.compile(r"[a-z0-9][a-z0-9-]*/v[1-9][0-9]*")
 
 
-class LockError(ValueError):
+class LockError(HallubenchError, ValueError):
     """The lock is not one entry per protocol, each named as its protocol and pinning its own task file."""
 
 

@@ -11,8 +11,10 @@ import os
 import sys
 from pathlib import Path
 
+from ..errors import HallubenchError
 
-class RepositoryNotFound(Exception):
+
+class RepositoryNotFound(HallubenchError):
     """No hallubench checkout around: build, freeze and verify need one."""
 
 

@@ -39,6 +39,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..errors import HallubenchError
 from .jail.client import run_in_jail
 from .jail.policy import JailPolicy
 
@@ -62,7 +63,7 @@ _PROXY_VARIABLES = ("LLM_DEFAULT", "LLM_DEFAULT_JUDGE", "LLM_DEFAULT_EVAL", "LLM
 _CHILD_CODE = "from hallubench.tooling.runner import child_main; child_main()"
 
 
-class RunnerError(Exception):
+class RunnerError(HallubenchError):
     """The task could not be started (missing library, task file or endpoint)."""
 
 

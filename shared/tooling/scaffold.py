@@ -13,12 +13,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from ..errors import HallubenchError
 from .specs import DECLARATION, Registry
 
 NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 
 
-class ScaffoldError(Exception):
+class ScaffoldError(HallubenchError):
     """The name is unusable or taken; nothing was written."""
 
 

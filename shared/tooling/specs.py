@@ -96,6 +96,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from ..errors import HallubenchError
+
 DECLARATION = "benchmark.py"  # shared/tooling/<package>/benchmark.py declares a benchmark (see the docstring)
 
 
@@ -212,7 +214,7 @@ class Benchmark:
         return next((c.explain for c in self.scorer_changes if (c.old, c.new) == (old, new)), None)
 
 
-class HookError(Exception):
+class HookError(HallubenchError):
     """A declared hook that is missing or does not import: named, never skipped."""
 
 
@@ -288,16 +290,20 @@ def load_registry(root: Path) -> Registry:
     """
     from ..embedding import EmbeddedModules
 
-    tooling = root / "shared" / "tooling"
-    sources = {"specs.py": (tooling / "specs.py").read_text(encoding="utf-8")}
+    shared = root / "shared"
+    tooling = shared / "tooling"
+    sources = {
+        "errors.py": (shared / "errors.py").read_text(encoding="utf-8"),  # what specs.py imports
+        "tooling/specs.py": (tooling / "specs.py").read_text(encoding="utf-8"),
+    }
     folders = declaration_folders(tooling)
     for folder in folders:
-        sources[f"{folder}/__init__.py"] = ""  # the declaration alone: the folder's tooling is not loaded
-        sources[f"{folder}/{DECLARATION}"] = (tooling / folder / DECLARATION).read_text(encoding="utf-8")
+        sources[f"tooling/{folder}/__init__.py"] = ""  # the declaration alone: the folder's tooling is not loaded
+        sources[f"tooling/{folder}/{DECLARATION}"] = (tooling / folder / DECLARATION).read_text(encoding="utf-8")
     finder = EmbeddedModules(f"_hallubench_registry_{abs(hash(str(root)))}", sources)
     module = DECLARATION.removesuffix(".py")
     try:
-        declared = [_adopt(b) for folder in folders for b in finder.load(f"{folder}.{module}").BENCHMARKS]
+        declared = [_adopt(b) for folder in folders for b in finder.load(f"tooling.{folder}.{module}").BENCHMARKS]
     finally:
         finder.uninstall()
     return Registry(tuple(sorted(declared, key=lambda b: b.name)))

@@ -13,10 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import HallubenchError
 from .specs import ProtocolSpec, Registry, installed_registry, load_registry
 
 
-class TaskNotFound(Exception):
+class TaskNotFound(HallubenchError):
     """The name is no task file and no protocol; the message says what is known."""
 
 

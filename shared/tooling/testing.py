@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from ..errors import HallubenchError
 
-class ScriptExhausted(AssertionError):
+
+class ScriptExhausted(HallubenchError, AssertionError):
     """The protocol asked more questions than the script has replies."""
 
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from types import FrameType, FunctionType
 from typing import Any
 
+from ...errors import HallubenchError
 from .paths import make_path_tools
 
 _getframe = sys._getframe
@@ -137,7 +138,7 @@ DENIED_MODULES = frozenset(
 _PROTECTED_ATTRIBUTES = frozenset({"__code__", "__defaults__", "__kwdefaults__", "__dict__", "__class__"})
 
 
-class SandboxViolation(PermissionError):
+class SandboxViolation(HallubenchError, PermissionError):
     """Raised by the audit hook when test code does something the sandbox forbids."""
 
 

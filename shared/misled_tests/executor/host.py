@@ -30,12 +30,15 @@ from types import ModuleType
 from typing import Any
 
 from ... import embedding
+from ... import errors as root_errors
 from ...confine import errors, landlock, privileges, seccomp
 from ...confine import namespaces as confine_namespaces
+from ...errors import HallubenchError
 from . import guard, instance, items, lockdown, paths, server, version, wire
 
 OUTCOMES = ("pass", "fail", "error", "timeout")
 SANDBOX_MODULES: tuple[ModuleType, ...] = (
+    root_errors,
     errors,
     privileges,
     landlock,
@@ -147,11 +150,11 @@ class JobResult:
     isolation: dict[str, Any]
 
 
-class SandboxError(Exception):
+class SandboxError(HallubenchError):
     """The sandbox itself could not run (no pytest, no interpreter, a server that never started)."""
 
 
-class _ServerDied(Exception):
+class _ServerDied(HallubenchError):
     pass
 
 

@@ -13,8 +13,10 @@ import select
 import time
 from typing import Any
 
+from ...errors import HallubenchError
 
-class WireError(Exception):
+
+class WireError(HallubenchError):
     """The other side broke the format (a line too long, or not JSON from a trusted peer)."""
 
 

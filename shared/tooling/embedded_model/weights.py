@@ -14,6 +14,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from ...errors import HallubenchError
+
 MODEL_NAME = "smollm2-135m-instruct"
 GGUF_FILENAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 GGUF_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
@@ -25,7 +27,7 @@ GGUF_ENV = "GGUF"
 _verified: set[tuple[str, int, int]] = set()
 
 
-class EmbeddedModelError(RuntimeError):
+class EmbeddedModelError(HallubenchError, RuntimeError):
     """The embedded model cannot be provided (weights or runtime missing, server failed)."""
 
 

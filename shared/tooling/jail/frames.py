@@ -14,11 +14,13 @@ import select
 import time
 from typing import Any
 
+from ...errors import HallubenchError
+
 FRAME_LIMIT = 1 << 28
 _HEADER_LIMIT = 20
 
 
-class FrameError(Exception):
+class FrameError(HallubenchError):
     """The other side closed the pipe, stalled, or sent something that is not a frame."""
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...errors import HallubenchError
+
 # The layers a machine can lack, in the order they are applied, with how to get each one.
 LAYERS: dict[str, str] = {
     "bubblewrap": "install Debian's bubblewrap (apt-get install bubblewrap): the namespaces and the read-only view",
@@ -16,7 +18,7 @@ LAYERS: dict[str, str] = {
 SIMULATE_ENV = "HALLUBENCH_JAIL_SIMULATE_MISSING"  # comma-separated layers to treat as missing (a diagnostic)
 
 
-class JailRefused(RuntimeError):
+class JailRefused(HallubenchError, RuntimeError):
     """A layer the jail needs is missing and the user did not accept running without it."""
 
     def __init__(self, missing: list[tuple[str, str]]) -> None:
@@ -30,7 +32,7 @@ class JailRefused(RuntimeError):
         )
 
 
-class JailFailed(RuntimeError):
+class JailFailed(HallubenchError, RuntimeError):
     """The jail could not be started or its worker stopped answering: a harness error, never a model failure."""
 
 

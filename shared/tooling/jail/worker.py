@@ -27,6 +27,7 @@ from typing import Any
 
 from ...confine import landlock, privileges, seccomp
 from ...confine.errors import ConfinementError
+from ...errors import HallubenchError
 from .frames import FrameError, FrameReader, send
 
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
@@ -68,7 +69,7 @@ def _ids_inside() -> str:
     return f"uid {os.getuid()}, gid {os.getgid()}"
 
 
-class Refused(Exception):
+class Refused(HallubenchError):
     def __init__(self, missing: list[tuple[str, str]]) -> None:
         super().__init__(missing)
         self.missing = missing

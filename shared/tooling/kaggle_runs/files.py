@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeAlias
 
+from ...errors import HallubenchError
 from ...hashing import sha256_bytes
 from .model import Run, TaskVersion
 from .parse import RunFormatError, parse_run, parse_task_version
@@ -34,7 +35,7 @@ _NUMBER_PREFIX = re.compile(r"-?[0-9]*\.?[0-9]*(?:[eE][-+]?[0-9]*)?")
 COMPANION_SUFFIXES = (".atif.json", ".result.json")  # written beside the run file with WRITE_ATIF=True
 
 
-class RunFileError(Exception):
+class RunFileError(HallubenchError):
     """A file that could not be read as a run (or task) file: where, and why."""
 
     def __init__(self, path: Path, message: str, location: str = "") -> None:

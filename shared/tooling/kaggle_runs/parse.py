@@ -16,6 +16,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, TypeVar
 
+from ...errors import HallubenchError
 from .model import (
     Assertion,
     AssertionStatus,
@@ -51,7 +52,7 @@ _SPECIAL_FLOATS = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf
 _E = TypeVar("_E", bound=StrEnum)
 
 
-class RunFormatError(ValueError):
+class RunFormatError(HallubenchError, ValueError):
     """The JSON decoded but is not a run file kbench could have written; `location` says where."""
 
     def __init__(self, location: str, message: str) -> None:

@@ -119,11 +119,11 @@ def _classify(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from .report import ReportInputError, build_report, format_report, rows_from_paths
+    from .report import MisledReportInputError, build_report, format_report, rows_from_paths
 
     try:
         rows = rows_from_paths(args.runs)
-    except ReportInputError as exc:
+    except MisledReportInputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     report = build_report(rows)

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ...errors import HallubenchError
 from ...misled_tests.conditions import CONDITIONS, DESCRIPTIONS
 from ...misled_tests.metrics import PRIMARY, aggregate_rows
 from ..csv_cells import cells
@@ -24,7 +25,7 @@ from ..headline import Headline
 from ..leaderboard import board_of, units_from
 
 
-class ReportInputError(Exception):
+class MisledReportInputError(HallubenchError):
     """A file given to the report is not rows or a run file."""
 
 
@@ -57,7 +58,7 @@ def rows_from_paths(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
-            raise ReportInputError(f"cannot read {path}: {exc}") from exc
+            raise MisledReportInputError(f"cannot read {path}: {exc}") from exc
         try:
             value: Any = json.loads(text)
             candidates = value.get("rows", []) if isinstance(value, dict) else value
@@ -65,10 +66,10 @@ def rows_from_paths(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
             try:
                 candidates = [json.loads(line) for line in text.splitlines() if line.strip()]
             except json.JSONDecodeError as exc:
-                raise ReportInputError(f"{path}: neither JSON nor JSON lines: {exc}") from exc
+                raise MisledReportInputError(f"{path}: neither JSON nor JSON lines: {exc}") from exc
         found = [row for row in candidates if _is_row(row)] if isinstance(candidates, list) else []
         if not found:
-            raise ReportInputError(f"{path}: no misled-tests rows in it")
+            raise MisledReportInputError(f"{path}: no misled-tests rows in it")
         rows.extend(found)
     return rows
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...errors import HallubenchError
 from ..contract_check import resolve_hooks
 from ..jail.policy import JailRefused
 from ..specs import HookError, ProtocolSpec
@@ -21,7 +22,7 @@ from .players import player_for
 from .replay import LoggedMessage
 
 
-class IncompatibleScorer(ValueError):
+class IncompatibleScorer(HallubenchError, ValueError):
     """The newer task file is not a different version of the same benchmark."""
 
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ...errors import HallubenchError
 from ..specs import RunOption
 
 PlayFunction = Callable[..., dict[str, Any]]
 
 
-class OptionError(ValueError):
+class OptionError(HallubenchError, ValueError):
     """An `--option` that is malformed or that the version does not declare."""
 
 

@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ...errors import HallubenchError
 from ..kaggle_runs.model import Run
 from ..specs import ProtocolSpec
 from ..taskfile.reader import TaskFile
@@ -48,7 +49,7 @@ from .engine import (
 )
 
 
-class WorkerFailed(RuntimeError):
+class WorkerFailed(HallubenchError, RuntimeError):
     """A rescore worker process ended without its results (an exception, or it was killed)."""
 
 

@@ -12,11 +12,13 @@ import ast
 import sys
 from pathlib import Path, PurePosixPath
 
+from ...errors import HallubenchError
+
 ALLOWED_THIRD_PARTY = frozenset({"numpy", "httpx"})
 TOOLING = "tooling"  # shared/tooling/: never embedded
 
 
-class EmbeddingError(Exception):
+class EmbeddingError(HallubenchError):
     """An entry module (or one it imports) breaks the embedding rules."""
 
 

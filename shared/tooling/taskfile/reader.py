@@ -16,11 +16,12 @@ from types import ModuleType
 from typing import Any
 
 from ...embedding import EmbeddedModules
+from ...errors import HallubenchError
 from ...hashing import sha256_text
 from .layout import HEADER_CONSTANTS, MODULES_NAME, PAYLOAD_CONSTANTS, PAYLOAD_MARKER
 
 
-class TaskFileError(Exception):
+class TaskFileError(HallubenchError):
     """The file is not a well-formed hallubench task file."""
 
 
