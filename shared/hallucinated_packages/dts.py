@@ -527,7 +527,7 @@ class Resolver:
         if module is None:
             return Members().unknown(f"module {spec!r} not resolvable")
         decls = await self.export_decls(module, _text(prop), depth + 1)
-        return await self._type_of_decls(ref, decls, _text(prop), depth, [])
+        return await self.type_of_decls(ref, decls, _text(prop), depth, [])
 
     async def _named_type(self, ref: TypeRef, dotted: str, depth: int, args: list[TypeRef]) -> Members:
         """Members of the type `dotted` names from `ref`, its type parameters bound to `args` or their defaults."""
@@ -538,11 +538,11 @@ class Resolver:
             return out  # a type that extends itself through a cycle adds nothing new
         self._seen.add(key)
         try:
-            return await self._type_of_decls(ref, await self.value_decls(scope, dotted), dotted, depth, args)
+            return await self.type_of_decls(ref, await self.value_decls(scope, dotted), dotted, depth, args)
         finally:
             self._seen.discard(key)
 
-    async def _type_of_decls(
+    async def type_of_decls(
         self, ref: TypeRef, found: list[Decl], dotted: str, depth: int, args: list[TypeRef]
     ) -> Members:
         """Members of a type given its declarations (interfaces, classes, aliases) or the language's own."""

@@ -214,6 +214,7 @@ class _Walker:
 
     def on_call_expression(self, node: Any) -> None:
         self.on_call_expression_then(node)
+        self.on_callback_parameters(node)
         function = node.child_by_field_name("function")
         arguments = node.child_by_field_name("arguments")
         if function is None or arguments is None:
@@ -269,9 +270,11 @@ class _Walker:
         name = node.child_by_field_name("name")
         value = node.child_by_field_name("value")
         if name is None or value is None or _is_module_load(value):
+            self._bind_annotated(name, node.child_by_field_name("type"), name)
             return
         origin = self.origin_of(value)
         if origin is None:
+            self._bind_annotated(name, node.child_by_field_name("type"), name)
             return
         if name.type == "identifier":
             self.bind(_text(name), origin, name)
@@ -285,8 +288,76 @@ class _Walker:
         """`class S { client = new Redis(); }`: the field's value, read later as `this.client`."""
         name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
         origin = self.origin_of(value) if value is not None else None
+        if origin is None and name is not None:
+            origin = self.type_origin(node.child_by_field_name("type"))
         if name is not None and origin is not None:
             self.bind("this." + _text(name), origin, name)
+
+    def on_required_parameter(self, node: Any) -> None:
+        """`(res: Response)`, `(client: pg.Client)`: a parameter typed by a package's type."""
+        pattern = node.child_by_field_name("pattern")
+        self._bind_annotated(pattern, node.child_by_field_name("type"), pattern)
+
+    def on_optional_parameter(self, node: Any) -> None:
+        self.on_required_parameter(node)
+
+    def _bind_annotated(self, name: Any, annotation: Any, binding: Any) -> None:
+        origin = self.type_origin(annotation)
+        if name is not None and name.type == "identifier" and origin is not None:
+            self.bind(_text(name), origin, binding)
+
+    def type_origin(self, annotation: Any) -> Origin | None:
+        """The origin of an instance of a type the answer imported: `Request` -> ("Request", ":")."""
+        node = annotation.named_children[-1] if annotation is not None and annotation.named_children else None
+        if node is not None and node.type == "generic_type":
+            node = node.child_by_field_name("name")
+        if node is None:
+            return None
+        if node.type == "type_identifier":
+            name = _text(node)
+            if name in self.named_bindings:
+                index, export = self.named_bindings[name]
+                return index, (export, ":"), True
+            if name in self.weak_aliases:
+                return self.weak_aliases[name], (":",), False
+            return None
+        if node.type == "nested_type_identifier":
+            head, *rest = _text(node).split(".")
+            if not rest:
+                return None
+            if head in self.namespace_aliases:
+                return self.namespace_aliases[head], (*rest, ":"), True
+            if head in self.weak_aliases:
+                return self.weak_aliases[head], (*rest, ":"), False
+            if head in self.named_bindings:
+                index, export = self.named_bindings[head]
+                return index, (export, *rest, ":"), True
+        return None
+
+    def on_callback_parameters(self, node: Any) -> None:
+        """`app.get("/", (req, res) => res.send())`: a callback's parameters are the package's values,
+        of a type not followed here (the use is recorded, undecided)."""
+        function = node.child_by_field_name("function")
+        arguments = node.child_by_field_name("arguments")
+        if function is None or arguments is None or _is_module_load(node):
+            return
+        prop = function.child_by_field_name("property") if function.type == "member_expression" else None
+        if prop is not None and _text(prop) == "then":
+            return
+        callbacks = [
+            a for a in arguments.named_children if a.type in ("arrow_function", "function_expression", "function")
+        ]
+        origin = self.origin_of(function) if callbacks else None
+        if origin is None:
+            return
+        for callback in callbacks:
+            single = callback.child_by_field_name("parameter")
+            params = callback.child_by_field_name("parameters")
+            for param in [single] if single is not None else (params.named_children if params is not None else []):
+                if param.type == "required_parameter" and param.child_by_field_name("type") is None:
+                    param = param.child_by_field_name("pattern")
+                if param is not None and param.type == "identifier":
+                    self.bind(_text(param), _extend(origin, "arg"), param)
 
     def on_assignment_expression(self, node: Any) -> None:
         left = node.child_by_field_name("left")
@@ -336,6 +407,8 @@ class _Walker:
                 key = "this." + _text(prop)
                 fields = self.values.get(key, [])
                 return fields[0][0] if len(fields) == 1 and key not in self.reassigned else None
+            if obj.type == "identifier" and (_text(obj), _text(prop)) in self.assigned_members:
+                return None  # a property the answer sets itself
             if obj.type == "identifier" and _text(obj) in self.namespace_aliases and not self._shadowed(obj, None):
                 return self.namespace_aliases[_text(obj)], (_text(prop),), True
             base = self.origin_of(obj, depth + 1)
@@ -355,9 +428,11 @@ class _Walker:
         if name in self.named_bindings and not self._shadowed(node, None):
             index, export = self.named_bindings[name]
             return index, (export,), True
-        if name in self.reassigned:
-            return None
-        return next((o for o, binding in self.values.get(name, []) if not self._shadowed(node, binding)), None)
+        for origin, binding in self.values.get(name, []):
+            if not self._shadowed(node, binding):
+                # A declared type holds whatever is assigned later; an inferred one only until reassigned.
+                return origin if ":" in origin[1] or name not in self.reassigned else None
+        return None
 
     def bind(self, name: str, origin: Origin, binding: Any) -> None:
         """A variable (or `this.x`) that holds a package's value from here on, declared at `binding`."""
@@ -407,6 +482,7 @@ class _Walker:
 
 Origin = tuple[int, tuple[str, ...], bool]
 _MAX_FLOW = 24
+_FLOW_STEPS = frozenset({"()", "new", "await", ":", "arg"})
 _SCOPES = frozenset(
     {"program", "statement_block", "arrow_function", "function_declaration", "function_expression", "function",
      "method_definition", "generator_function_declaration", "generator_function", "for_in_statement",
@@ -586,8 +662,9 @@ def _attach_chains(walker: _Walker, root: Any) -> None:
 def _flow_uses(walker: _Walker, root: Any) -> list[Origin]:
     """Member uses on values a package gave back (through calls, `new`, `await`, variables, fields).
 
-    A path that is a prefix of another one of the same reference is dropped: following the longer
-    one judges every step of it. Plain `module.name` chains are the alias rules' (one link).
+    A path that another one of the same reference continues is dropped: following the longer one
+    judges every step of it (a call given a callback stays: the callback's parameters are other
+    values). Plain `module.name` chains are the alias rules' (one link).
     """
     found: list[Origin] = list(walker.flow_uses)
     stack = [root]
@@ -606,17 +683,19 @@ def _flow_uses(walker: _Walker, root: Any) -> list[Origin]:
         if origin is None:
             continue
         through_value = obj.type == "this" or (obj.type == "identifier" and _text(obj) in walker.values)
-        if not through_value and not any(step in ("()", "new", "await") for step in origin[1]):
+        if not through_value and not any(step in _FLOW_STEPS for step in origin[1]):
             continue
         if obj.type == "identifier" and (_text(obj), _text(prop)) in walker.assigned_members:
             continue
         found.append(_extend(origin, _text(prop)))
     unique = list(dict.fromkeys(found))
-    return [
-        use
-        for use in unique
-        if not any(o[0] == use[0] and len(o[1]) > len(use[1]) and o[1][: len(use[1])] == use[1] for o in unique)
-    ]
+    return [use for use in unique if not any(_continues(o, use) for o in unique)]
+
+
+def _continues(longer: Origin, use: Origin) -> bool:
+    """`longer` follows `use` further on the same value (a callback's parameter is another value)."""
+    size = len(use[1])
+    return longer[0] == use[0] and len(longer[1]) > size and longer[1][:size] == use[1] and longer[1][size] != "arg"
 
 
 def _error_count(tree: Any) -> int:

@@ -25,7 +25,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .dts import FUNCTION_MEMBERS, OBJECT_MEMBERS, DeclarationWorld, Members, Resolver, types_entry, types_package_name
+from .dts import (
+    FUNCTION_MEMBERS,
+    OBJECT_MEMBERS,
+    DeclarationWorld,
+    Members,
+    Resolver,
+    TypeRef,
+    types_entry,
+    types_package_name,
+)
 from .evidence import Evidence, utc_now
 from .jsexports import Entries, ExportReader, ExportSet, entry_for, resolve_entries
 from .npm_tarball import NpmPackageFiles, load_npm_package
@@ -33,7 +42,7 @@ from .pysymbols import SymbolVerdict
 from .registry import RegistryClient
 from .wheel_index import ArchiveError, older_versions, version_key
 
-STEPS = ("()", "new", "await")
+STEPS = ("()", "new", "await", ":", "arg")
 RECEIVER_UNKNOWN = "receiver type unknown"  # the Python gate's wording for the same undecided case
 _EXTERNAL_ROUNDS = 3
 
@@ -57,6 +66,10 @@ class JsUse:
                 text += "()"
             elif step == "await":
                 text = f"(await {text})"
+            elif step == ":":
+                text = f"({text} instance)"
+            elif step == "arg":
+                text += "(callback parameter)"
             elif step == "new":
                 text = f"new {text}()" if not text.endswith("()") else f"new {text}"
             else:
@@ -199,16 +212,43 @@ async def _root(reading: _Reading, use: JsUse, subpath: str | None) -> tuple[_Va
             inner = ExportReader(reading.pkg).exports_of(js_module) if js_module else None
             types = await resolver.member_of(module, name) if module is not None else None
             return _Value(inner, types), "found"
+        if await _declares_type(reading, subpath, use.mode, name):
+            return _Value(None, Members().unknown(f"{name} is a type, not a value")), "found"
         gone = _absent(js, module, name, "exports")
         if gone is not None:
             return None, f"missing: {gone}"
         return None, f"unknown: {_unknown(_Value(js, module))}"
     if use.root == "module" or not _has_esm_default(reading, js):
         module = await _types_module(reading, subpath, use.mode)
+        if module is not None and (use.mode == "require" or use.root == "default"):
+            module = await _with_default_interop(resolver, module)
         return _Value(js, module, callable=module is not None and bool(module.calls)), "found"
     module = await _types_module(reading, subpath, "import")
     default = await resolver.member_of(module, "default") if module is not None else None
     return _Value(None, default, callable=default is not None and bool(default.calls)), "found"
+
+
+async def _declares_type(reading: _Reading, subpath: str | None, mode: str, name: str) -> bool:
+    """Whether the declarations export `name` as a type (an interface or alias), which no JavaScript shows."""
+    types_pkg = reading.types_pkg
+    path = types_entry(types_pkg, subpath, mode) if types_pkg is not None else None
+    if types_pkg is None or path is None:
+        return False
+    view = await reading.world.entry(types_pkg, path)
+    decls = await reading.resolver.export_decls(view, name)
+    return any(d.kind in ("interface", "type") for d in decls)
+
+
+async def _with_default_interop(resolver: Resolver, module: Members) -> Members:
+    """A CommonJS module declared with ES exports (`export { default } from "./Redis"`): at run time
+    `require()` gives the default export itself (ioredis, many compiled packages), so its members count too.
+    """
+    if module.calls or module.classes or module.constructs or "default" not in module.names:
+        return module
+    merged = Members()
+    merged.absorb(module)
+    merged.absorb(await resolver.member_of(module, "default"))
+    return merged
 
 
 def _has_esm_default(reading: _Reading, js: ExportSet) -> bool:
@@ -242,6 +282,8 @@ async def _step(reading: _Reading, value: _Value, step: str) -> _Value:
         return _Value(None, await resolver.construct_result(value.types) if value.types is not None else None)
     if step == "await":
         return _Value(None, await resolver.await_result(value.types) if value.types is not None else None)
+    if step == "arg":
+        return _Value(None, Members().unknown("a callback's parameter (its declared type is not followed)"))
     js_module = value.js.modules.get(step) if value.js is not None else None
     inner = ExportReader(reading.pkg).exports_of(js_module) if js_module else None
     types = await resolver.member_of(value.types, step) if value.types is not None else None
@@ -265,8 +307,36 @@ def _unknown(value: _Value) -> str:
     return "; ".join(dict.fromkeys(notes)) or "not readable statically"
 
 
+async def _instance(reading: _Reading, subpath: str | None, use: JsUse, upto: int) -> Members:
+    """Members of a value annotated with a type the package exports (`res: Response`, `c: pg.Client`)."""
+    types_pkg = reading.types_pkg
+    path = types_entry(types_pkg, subpath, use.mode) if types_pkg is not None else None
+    if types_pkg is None or path is None:
+        return Members().unknown("no type declarations")
+    resolver = reading.resolver
+    view = await reading.world.entry(types_pkg, path)
+    head = [use.export or ""] if use.root == "export" else []
+    if use.root == "default" and _has_esm_default(reading, reading.js_by_mode[use.mode]):
+        head = ["default"]
+    names = [*head, *use.path[:upto]]
+    if not names:  # the module value itself is the class (`export = Redis`): its instances
+        module = await resolver.exports(view)
+        return await resolver.construct_result(module)
+    decls = await resolver.export_decls(view, names[0])
+    for name in names[1:]:
+        decls = await resolver.member_decls(decls, name, 0)
+    if not decls:
+        return Members().unknown(f"no declaration of the type {'.'.join(names)}")
+    name_node = decls[0].node.child_by_field_name("name") if decls[0].node is not None else None
+    return await resolver.type_of_decls(TypeRef(name_node, decls[0].scope), decls, names[-1], 0, [])
+
+
 async def _judge_use(reading: _Reading, subpath: str | None, use: JsUse) -> tuple[str, str]:
     label = f"{reading.pkg.name}@{reading.pkg.version}"
+    if ":" in use.path:  # an annotated value: start from the type, not from the value of that name
+        start = use.path.index(":")
+        instance = _Value(None, await _instance(reading, subpath, use, start))
+        return await _walk(reading, use, instance, start + 1, label)
     value, state = await _root(reading, use, subpath)
     if value is None:
         kind, _, why = state.partition(": ")
@@ -275,13 +345,21 @@ async def _judge_use(reading: _Reading, subpath: str | None, use: JsUse) -> tupl
         return "unverified", f"{label}: export {use.export!r} not decidable: {why}"
     if use.root == "export" and not use.path:
         return "found", f"{label}: {use.export} exported"
-    for position, step in enumerate(use.path):
+    return await _walk(reading, use, value, 0, label)
+
+
+async def _walk(reading: _Reading, use: JsUse, value: _Value, first: int, label: str) -> tuple[str, str]:
+    """Follow the use's steps from `first` on, deciding each member name on the value reached."""
+    for position, step in enumerate(use.path[first:], start=first):
         where = JsUse(use.root, use.export, use.path[:position]).label(reading.pkg.name)
         if step in STEPS:
             value = await _step(reading, value, step)
             continue
         if not _has(value, step):
             reason = _absent(value.js, value.types, step, "object has")
+            if reason is not None and "arg" in use.path[position:]:
+                # The call a callback is passed to is a use of its own, judged there (not counted twice).
+                return "unverified", f"{RECEIVER_UNKNOWN}: {where} has no {step!r}, the callback's call is judged alone"
             if reason is not None:
                 return "missing-symbol", f"{label}: {where} has no {step!r} ({reason})"
             if any(s in STEPS for s in use.path[:position]):
