@@ -16,6 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
+from .exit_codes import EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED, EXIT_USAGE
 from .specs import HookError, installed_registry, load_hook
 
 # The commands every checkout has; each benchmark adds its own group through its declared `commands` hook.
@@ -40,9 +41,6 @@ def make_parser() -> argparse.ArgumentParser:
     return parser
 
 
-EXIT_INTERNAL_ERROR = 70  # EX_SOFTWARE: a bug in hallubench, not a problem of the input
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
     _unencodable_text_escaped()
@@ -50,17 +48,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = make_parser()
     except HookError as error:  # a benchmark's declared command group that does not import: named, no traceback
         print(f"error: {error}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help()
-        return 2
+        return EXIT_USAGE
     try:
         code = handler(args)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except Exception as exc:
         # Every input problem has its own message and exit code; reaching here is a bug. Say so in one
         # line (the traceback on request), rather than a traceback a user has to read as an answer.

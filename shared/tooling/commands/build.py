@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..exit_codes import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+
 if TYPE_CHECKING:
     from ..specs import ProtocolSpec
 
@@ -34,14 +36,14 @@ def run(args: argparse.Namespace) -> int:
 
     root = repo_root_or_report()
     if root is None:
-        return 2
+        return EXIT_USAGE
     specs = load_specs(root)
     if args.benchmarks:
         unknown = sorted(name for name in args.benchmarks if not matching(specs, name))
         if unknown:
             known = sorted({name for spec in specs for name in (spec.benchmark, spec.protocol_id)})
             print(f"error: unknown benchmark(s): {', '.join(unknown)}; known: {', '.join(known)}", file=sys.stderr)
-            return 2
+            return EXIT_USAGE
         chosen = {spec for name in args.benchmarks for spec in matching(specs, name)}
         specs = tuple(spec for spec in specs if spec in chosen)
     todo = unfrozen(root, specs)
@@ -76,8 +78,8 @@ def run(args: argparse.Namespace) -> int:
                 f"{cases} cases, {len(changed)} file(s) written"
             )
     if failed:
-        return 2
-    return 1 if stale_total else 0
+        return EXIT_USAGE
+    return EXIT_FAILED if stale_total else EXIT_OK
 
 
 def _drift_note(root: Path, spec: ProtocolSpec) -> str:

@@ -11,7 +11,9 @@ import argparse
 import json
 import sys
 
-EXIT_CODES = {"pass": 0, "fail": 1, "error": 2}
+from ..exit_codes import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+
+EXIT_CODES = {"pass": EXIT_OK, "fail": EXIT_FAILED, "error": EXIT_USAGE}
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _missing_check(parser: argparse.ArgumentParser) -> int:
     parser.print_help(sys.stderr)
-    return 2
+    return EXIT_USAGE
 
 
 def _read_text(path: str) -> str:

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..exit_codes import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from .verify_hosted import HOSTED_HELP, MODEL_HELP, run_verify_hosted
 
 
@@ -60,37 +61,37 @@ def run_freeze(args: argparse.Namespace) -> int:
 
     root = repo_root_or_report()
     if root is None:
-        return 2
+        return EXIT_USAGE
     if args.restore_tags:
         if args.benchmark is not None or args.no_commit:
             print("error: --restore-tags takes no protocol and no --no-commit", file=sys.stderr)
-            return 2
+            return EXIT_USAGE
         return _restore_tags(root)
     if args.benchmark is None:
         print("error: name the protocol to freeze (or pass --restore-tags)", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     specs = matching(load_specs(root), args.benchmark)
     if not specs:
         print(f"error: unknown benchmark {args.benchmark!r}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     try:
         candidates = unfrozen(root, tuple(specs))
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_FAILED
     if not candidates:
         print(f"error: every version of {args.benchmark} is already frozen", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     if len(candidates) > 1:
         ids = ", ".join(s.protocol_id for s in candidates)
         print(f"error: several unfrozen versions ({ids}); name one by its protocol id", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     spec = candidates[0]
     try:
         entry = freeze(root, spec, commit=not args.no_commit)
     except (FreezeError, ValueError) as exc:  # ValueError: the lock is not one valid entry per protocol
         print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_FAILED
     print(
         f"{entry.protocol}: frozen; {entry.task_file} sha256 {entry.task_sha256}"
         + ("" if args.no_commit else f"; tag {entry.tag}")
@@ -106,7 +107,7 @@ def _restore_tags(root: Path) -> int:
         restored, problems = restore_missing_tags(root)
     except HistoryUnavailable as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     for tag in restored:
         if tag.created:
             print(f"{tag.protocol}: created tag {tag.tag} at {tag.commit[:10]}")
@@ -117,7 +118,7 @@ def _restore_tags(root: Path) -> int:
         print(f"{problem.protocol}: {problem.message}", file=sys.stderr)
     if refused:
         print(f"error: no tag restored for {', '.join(refused)}: its history does not verify", file=sys.stderr)
-        return 1
+        return EXIT_FAILED
     return 0
 
 
@@ -129,7 +130,7 @@ def run_verify(args: argparse.Namespace) -> int:
 
     root = repo_root_or_report()
     if root is None:
-        return 2
+        return EXIT_USAGE
     report = verify(root)
     runs = None
     if args.runs:
@@ -163,7 +164,7 @@ def run_verify(args: argparse.Namespace) -> int:
         print(f"{problem.protocol}: {problem.message}", file=sys.stderr)
     if report.history_error is not None:
         print(f"error: cannot verify the freeze: {report.history_error}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     if report.missing_tags:
         print(
             f"{len(report.missing_tags)} tag(s) missing (tags do not travel with every clone; the freezing commits "
@@ -173,7 +174,7 @@ def run_verify(args: argparse.Namespace) -> int:
         print(ANCHOR_NOTE)
     if not report.checks and not report.problems:
         print("no frozen protocols yet")
-    return 1 if report.problems else 0
+    return EXIT_FAILED if report.problems else EXIT_OK
 
 
 ANCHOR_NOTE = (

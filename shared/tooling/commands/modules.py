@@ -13,6 +13,8 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from ..exit_codes import EXIT_USAGE
+
 if TYPE_CHECKING:
     from ..module_use import ModuleUse, PackageUse
 
@@ -44,14 +46,14 @@ def run(args: argparse.Namespace) -> int:
 
     root = repo_root_or_report()
     if root is None:
-        return 2
+        return EXIT_USAGE
     registry = load_registry(root)
     chosen = [registry.benchmark(name) for name in args.benchmarks]
     unknown = [name for name, found in zip(args.benchmarks, chosen, strict=True) if found is None]
     if unknown:
         known = ", ".join(b.name for b in registry.benchmarks)
         print(f"error: unknown benchmark(s): {', '.join(unknown)}; known: {known}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     packages = sorted({b.package for b in chosen if b is not None}) if args.benchmarks else None
     for index, package in enumerate(module_use(root, registry, packages)):
         if index:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..exit_codes import EXIT_USAGE
+
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
@@ -27,13 +29,13 @@ def run(args: argparse.Namespace) -> int:
 
     root = repo_root_or_report()
     if root is None:
-        return 2
+        return EXIT_USAGE
     commands = next(a for a in make_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
     try:
         scaffold = plan(args.name, load_registry(root), set(commands or {}), root)
     except ScaffoldError as error:
         print(f"error: {error}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     for path in write(scaffold, root):
         print(f"wrote {path}")
     print(f"\nnext (also in shared/{scaffold.package}/README.md):")

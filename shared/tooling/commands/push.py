@@ -13,11 +13,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..exit_codes import EXIT_CREDENTIALS
+from ..exit_codes import EXIT_PUSH_KAGGLE_ERROR as EXIT_KAGGLE_ERROR
+from ..exit_codes import EXIT_USAGE as EXIT_INVALID
 from ..task_lookup import TaskNotFound
-
-EXIT_KAGGLE_ERROR = 1
-EXIT_INVALID = 2
-EXIT_CREDENTIALS = 3
 
 PUSH_DESCRIPTION = """\
 Validate a task file, then push it to Kaggle Benchmarks as `kaggle b t push` would.

@@ -12,6 +12,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..exit_codes import EXIT_USAGE
+
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
@@ -34,6 +36,6 @@ def run(args: argparse.Namespace) -> int:
         write_page(data, args.html)
     except (ReportInputError, HookError) as error:  # HookError: the benchmark's page view does not import
         print(f"error: {error}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     print(f"wrote HTML report: {args.html.resolve()}")
     return 0

@@ -14,12 +14,9 @@ from collections.abc import Mapping
 from contextlib import ExitStack
 from pathlib import Path
 
+from ..exit_codes import EXIT_FAILED, EXIT_JAIL, EXIT_NOT_STARTED
 from ..jail.policy import JailPolicy, JailRefused, parse_accepted
 from .rescore import add_jail_option
-
-EXIT_FAILED = 1
-EXIT_NOT_STARTED = 2
-EXIT_JAIL = 7  # the task runs model-written code and the jail lacks a layer the user did not accept
 
 DESCRIPTION = """\
 Run a task file (a name from the protocol registry, or a path to a .py file) under the real

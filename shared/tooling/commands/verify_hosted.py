@@ -19,17 +19,17 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..exit_codes import EXIT_CREDENTIALS
+from ..exit_codes import EXIT_HOSTED_DIFFERS as EXIT_DIFFERS
+from ..exit_codes import EXIT_HOSTED_KAGGLE_ERROR as EXIT_KAGGLE_ERROR
+from ..exit_codes import EXIT_HOSTED_NOTHING_TO_COMPARE as EXIT_NOTHING_TO_COMPARE
+from ..exit_codes import EXIT_OK as EXIT_SAME
+from ..exit_codes import EXIT_USAGE as EXIT_INVALID
 from ..task_lookup import TaskNotFound
 
 if TYPE_CHECKING:
     from ..hosted_copy import FrozenCode, HostedTask, VersionCheck
 
-EXIT_SAME = 0
-EXIT_DIFFERS = 1
-EXIT_INVALID = 2
-EXIT_CREDENTIALS = 3
-EXIT_NOTHING_TO_COMPARE = 4
-EXIT_KAGGLE_ERROR = 5
 
 HOSTED_HELP = (
     "instead of the lock, check the code Kaggle holds for TASK (a frozen protocol or its task file): "

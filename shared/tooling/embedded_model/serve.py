@@ -21,6 +21,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, NoReturn
 
+from ..exit_codes import EXIT_USAGE
 from .weights import MODEL_NAME, EmbeddedModelError, verified_gguf
 
 XLLAMACPP_PIN = "xllamacpp==2026.10.11549"
@@ -99,19 +100,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, value in (("--threads", args.threads), ("--max-tokens", args.max_tokens), ("--ctx", args.ctx)):
         if value < 1:
             print(f"error: {name} must be at least 1, got {value}", file=sys.stderr)
-            return 2
+            return EXIT_USAGE
     try:
         gguf = verified_gguf()
     except EmbeddedModelError as error:
         print(f"error: {error}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     if importlib.util.find_spec("xllamacpp") is None:
         print(
             f"error: the llama.cpp runtime is not installed; install it with: pip install {XLLAMACPP_PIN}"
             " (or pip install 'hallubench[model]')",
             file=sys.stderr,
         )
-        return 2
+        return EXIT_USAGE
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     import xllamacpp
 
@@ -121,7 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         server = xllamacpp.Server(params)
     except Exception as error:  # the runtime reports load failures as plain exceptions
         print(f"error: llama.cpp could not load {gguf}: {error}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     load_seconds = time.monotonic() - started
     print(f"ready {server.listening_address} load={load_seconds:.1f}s", flush=True)
     if args.watch_stdin:

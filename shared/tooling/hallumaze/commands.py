@@ -16,7 +16,10 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+
+from ...hallumaze.result_types import Scores
+from ..exit_codes import EXIT_USAGE
 
 
 def register(
@@ -62,7 +65,7 @@ def register(
 
 def _usage(parser: argparse.ArgumentParser) -> int:
     parser.print_help()
-    return 2
+    return EXIT_USAGE
 
 
 def _maze_args(parser: argparse.ArgumentParser, *, required: bool) -> None:
@@ -74,7 +77,7 @@ def _maze_args(parser: argparse.ArgumentParser, *, required: bool) -> None:
 
 def _fail(message: str) -> int:
     print(f"hallubench maze: {message}", file=sys.stderr)
-    return 2
+    return EXIT_USAGE
 
 
 def _read_text(name: str) -> str:
@@ -143,7 +146,7 @@ def _score(args: argparse.Namespace) -> int:
         reply = _read_text(args.reply)
     except OSError as exc:
         return _fail(f"cannot read reply: {exc}")
-    result = score_reply(maze, solution, slots, reply)
+    result = cast(Scores, score_reply(maze, solution, slots, reply))  # a plain dict of this shape
     if args.json:
         print(json.dumps(result, ensure_ascii=False, sort_keys=True))
         return 0
@@ -151,7 +154,7 @@ def _score(args: argparse.Namespace) -> int:
     return 0
 
 
-def _summary(r: dict[str, Any]) -> str:
+def _summary(r: Scores) -> str:
     claims = r["claims"]
     fhr = r["fhr"] if r["fhr"] is not None else "-"
     ce = f"{r['ce']:.3f}" if r["ce"] is not None else "n/a (no confidence stated)"

@@ -30,7 +30,6 @@ from .policy import JailFailed, JailPolicy, JailRefused
 from .probe import Availability, probe, simulated_missing
 
 START_TIMEOUT_S = 60.0
-EXIT_REFUSED = 77
 
 
 def check_layers(policy: JailPolicy, found: Availability | None = None) -> list[str]:

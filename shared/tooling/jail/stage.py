@@ -35,8 +35,7 @@ from ...confine.namespaces import (
     mount_points_under,
 )
 from ...confine.privileges import set_dumpable
-
-EXIT_STAGE_FAILED = 71
+from ..exit_codes import EXIT_STAGE_FAILED
 
 
 def stage(spec: dict[str, Any]) -> None:

@@ -28,10 +28,10 @@ from typing import Any
 from ...confine import landlock, privileges, seccomp
 from ...confine.errors import ConfinementError
 from ...errors import HallubenchError
+from ..exit_codes import EXIT_REFUSED, EXIT_STAGE_FAILED, EXIT_WORKER_FAILED
 from .frames import FrameError, FrameReader, send
 
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
-EXIT_REFUSED = 77
 
 
 def elf_interpreter(path: str) -> str | None:
@@ -200,7 +200,7 @@ def exec_main(control_fd: int, report_fd: int, argv: list[str]) -> int:
         return EXIT_REFUSED
     except (FrameError, ConfinementError, KeyError, ValueError) as exc:
         send(report_fd, {"type": "failed", "detail": f"{type(exc).__name__}: {exc}"})
-        return 70
+        return EXIT_WORKER_FAILED
     _hand_in(dict(config.get("inputs", {})))
     environment = {**os.environ, **{str(k): str(v) for k, v in dict(config.get("environment", {})).items()}}
     send(report_fd, {"type": "ready", "layers": applied, "pid": os.getpid(), "python": sys.version.split()[0]})
@@ -211,7 +211,7 @@ def exec_main(control_fd: int, report_fd: int, argv: list[str]) -> int:
         os.execve(argv[0], argv, environment)
     except OSError as exc:
         print(f"hallubench jail: cannot execute {argv[0]}: {exc}", file=sys.stderr)
-    return 71
+    return EXIT_STAGE_FAILED
 
 
 def main() -> int:
@@ -228,7 +228,7 @@ def main() -> int:
         return EXIT_REFUSED
     except (FrameError, ConfinementError, KeyError, ValueError) as exc:
         send(out, {"type": "failed", "detail": f"{type(exc).__name__}: {exc}"})
-        return 70
+        return EXIT_WORKER_FAILED
     _hand_in(dict(config.get("inputs", {})))
     send(out, {"type": "ready", "layers": applied, "pid": os.getpid(), "python": sys.version.split()[0]})
     worker = Worker()

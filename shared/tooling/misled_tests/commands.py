@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from ..commands.rescore import add_jail_option
+from ..exit_codes import EXIT_FAILED, EXIT_HARNESS_ERROR, EXIT_JAIL, EXIT_OK, EXIT_USAGE
 
 
 def register(
@@ -19,7 +20,7 @@ def register(
 
     def usage(args: argparse.Namespace) -> int:
         parser.print_help()
-        return 2
+        return EXIT_USAGE
 
     parser.set_defaults(handler=usage)
 
@@ -66,28 +67,28 @@ def _classify(args: argparse.Namespace) -> int:
 
     if args.jobs is not None and args.jobs < 1:
         print("error: --jobs must be at least 1", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     try:
         accepted = parse_accepted(args.jail_without)
     except ValueError as exc:
         print(f"error: --jail-without: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     try:
         problems = load_problems(args.data)
     except DataError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     problem = problems.get(args.problem)
     if problem is None:
         print(f"error: no problem {args.problem!r} in the data (ids look like Python/30)", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     sources = []
     for name in args.tests:
         try:
             sources.append(Path(name).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError) as exc:
             print(f"error: cannot read {name}: {exc}", file=sys.stderr)
-            return 2
+            return EXIT_USAGE
     workers = args.jobs if args.jobs is not None else default_workers()
     try:
         found, layers = classify(
@@ -99,10 +100,10 @@ def _classify(args: argparse.Namespace) -> int:
         )
     except JailRefused as refused:
         print(f"error: {refused}", file=sys.stderr)
-        return 7
+        return EXIT_JAIL
     except JailFailed as exc:
         print(f"error: sandbox: {exc}", file=sys.stderr)
-        return 3
+        return EXIT_HARNESS_ERROR
     results = [{**item, "file": name, "jail": layers} for name, item in zip(args.tests, found, strict=True)]
     if args.json:
         print(json.dumps(results[0] if len(results) == 1 else results, indent=2))
@@ -114,8 +115,8 @@ def _classify(args: argparse.Namespace) -> int:
             print("  " + ", ".join(f"{count} {name}" for name, count in result["counts"].items()))
         print(f"model-written code ran in the jail: {describe_layers(layers)}")
     if any(item.get("status") == "harness_error" for item in found):
-        return 3
-    return 0 if all(item.get("status") == "ok" for item in found) else 1
+        return EXIT_HARNESS_ERROR
+    return EXIT_OK if all(item.get("status") == "ok" for item in found) else EXIT_FAILED
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -125,7 +126,7 @@ def _report(args: argparse.Namespace) -> int:
         rows = rows_from_paths(args.runs)
     except MisledReportInputError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     report = build_report(rows)
     print(json.dumps(report, indent=2) if args.json else format_report(report))
     return 0

@@ -16,14 +16,13 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from ..exit_codes import EXIT_USAGE
 from ..headline import HeadlineFunction
 from ..specs import Registry
 from ..taskfile.reader import TaskFile
 from .engine import RescoreReport, RowOutcome
 from .reporters import ReportFunction
 from .scorer_changes import Explain
-
-EXIT_USAGE = 2  # also in rescore.exit_codes, with the other codes and their precedence
 
 
 @dataclass

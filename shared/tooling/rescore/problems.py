@@ -12,16 +12,17 @@ from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Any
 
+from ..exit_codes import (
+    EXIT_CONFLICT,
+    EXIT_OK,
+    EXIT_PROMPT_MISMATCH,
+    EXIT_SCORE_DISAGREES,
+    EXIT_UNREACHABLE,
+    EXIT_UNREADABLE,
+    EXIT_USAGE,
+)
 from .bounded import FIELD_LIMIT, shorten
 from .engine import ProblemKind, RescoreReport, RowOutcome
-
-EXIT_OK = 0
-EXIT_USAGE = 2  # bad arguments, no path that exists, no row of this task: nothing was checked
-EXIT_PROMPT_MISMATCH = 3  # a prompt differs, or a stored run cannot be verified whole
-EXIT_SCORE_DISAGREES = 4
-EXIT_UNREADABLE = 5
-EXIT_CONFLICT = 6
-EXIT_UNREACHABLE = 8  # a service the re-scoring needs gave no answer here: the rows it touched are not judged
 
 
 class Kind(StrEnum):
