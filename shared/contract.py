@@ -1,10 +1,12 @@
 """The protocol contract as types: what an entry module's functions take and return.
 
 An entry module (`shared/<package>/task_v<N>.py`, declared by a `ProtocolSpec`) provides
-`render`, `play` and `aggregate`, and the hooks its spec declares (`preflight`, `comparable`);
-`EntryModule` and its variants say so for mypy, and `hallubench build` checks the same at run
-time (`hallubench.tooling.contract_check`). The dicts are TypedDicts: a benchmark's own outcome
-extends `PlayOutcome` with its fields (`class MazeOutcome(PlayOutcome): ...`).
+`render`, `play` and `aggregate`, and the hooks its spec declares (`preflight`, `comparable`,
+`prepare`): `EntryModule`, `EntryModuleWithOptions` and the hook Protocols say so, and
+`hallubench build` checks the same at run time by reading their signatures
+(`hallubench.tooling.contract_check`). The dicts are TypedDicts: a benchmark's own outcome
+extends `PlayOutcome` with its fields (`class MazeOutcome(PlayOutcome): ...`); its rows and
+aggregates are typed in `shared/<package>/result_types.py`.
 
 Rows travel through run files as protobuf Structs, so every value must be JSON (no NaN: an
 undefined rate is None, its denominator beside it). Embedded into task files: typing only.
@@ -18,6 +20,8 @@ from typing import Any, Literal, Protocol, Required, TypedDict
 from .conversation import Conversation
 
 Verdict = Literal["pass", "fail", "error", "unscored"]
+# Why a row is an error row: the protocol's own kinds (data, sandbox, scorer, model_call) and the harness's.
+ErrorKind = Literal["data", "sandbox", "scorer", "model_call", "run_errored", "jail", "unreadable", "unverified"]
 Case = dict[str, Any]  # one case as frozen in cases.json: canonical JSON with a string "id"
 RunOptions = Mapping[str, str]  # the declared run options, every one present (defaults filled in)
 
@@ -28,7 +32,7 @@ class PlayOutcome(TypedDict, total=False):
     verdict: Required[Verdict]
     detail: str
     scores: dict[str, Any]
-    error_kind: str  # for verdict "error": "scorer", "model_call", "run_errored", ...
+    error_kind: ErrorKind  # for verdict "error"
 
 
 class Row(PlayOutcome, total=False):

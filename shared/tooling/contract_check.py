@@ -1,9 +1,9 @@
 """`build`'s run-time check of an entry module against the contract its spec declares.
 
 mypy checks the types (`hallubench.contract`); this checks what mypy cannot see from a spec:
-that the functions exist with the number of arguments the version's declarations imply, that
-every declared hook is there, and that no hook is there undeclared (a `preflight` nobody
-declared would silently never run).
+that the functions exist with the number of arguments the version's declarations imply (read from
+the contract's own Protocols, so the two cannot disagree), that every declared hook is there, and
+that no hook is there undeclared (a `preflight` nobody declared would silently never run).
 """
 
 from __future__ import annotations
@@ -12,8 +12,16 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
+from ..contract import (
+    ComparableHook,
+    EntryModule,
+    EntryModuleWithOptions,
+    PreflightHook,
+    PreflightHookWithOptions,
+    PrepareHook,
+)
 from .specs import HookError, ProtocolSpec, RunOption
 
 HOOKS = ("preflight", "comparable", "prepare")
@@ -33,17 +41,20 @@ def _positional(function: object) -> int | None:
     return sum(1 for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
 
 
+def _contract_arities(with_options: bool) -> dict[str, int]:
+    """Positional arguments of each function, read from the Protocols of `hallubench.contract` (self excluded)."""
+    entry: type = EntryModuleWithOptions if with_options else EntryModule
+    preflight: type = PreflightHookWithOptions if with_options else PreflightHook
+    owners = {"render": entry, "play": entry, "aggregate": entry, "preflight": preflight}
+    owners |= {"comparable": ComparableHook, "prepare": PrepareHook}
+    arities = {name: _positional(getattr(owner, name)) for name, owner in owners.items()}
+    return {name: found - 1 for name, found in arities.items() if found is not None}
+
+
 def check_entry(module: ModuleType, spec: ProtocolSpec) -> None:
     """Raise ContractError naming every way `module` (the loaded entry) departs from `spec`."""
     problems = []
-    wanted = {
-        "render": 1,
-        "play": 3 if spec.run_options else 2,
-        "aggregate": 1,
-        "preflight": 2 if spec.run_options else 1,
-        "comparable": 1,
-        "prepare": 1,
-    }
+    wanted = _contract_arities(bool(spec.run_options))
     declared = {"preflight": spec.preflight, "comparable": spec.comparable, "prepare": spec.prepare}
     for name, arity in wanted.items():
         function = getattr(module, name, None)
@@ -85,10 +96,11 @@ def resolve_hooks(entry: ModuleType, cases: list[dict[str, Any]], spec: Protocol
     check_entry(entry, spec)
     if spec.prepare:
         try:
-            prepared = list(entry.prepare(cases))
+            prepared = list(cast(PrepareHook, entry).prepare(cases))  # check_entry found it with its arity
         except Exception as exc:
             raise HookError(f"{spec.protocol_id}: prepare() could not prepare the cases: {exc}") from exc
         if [case.get("id") for case in prepared] != [case.get("id") for case in cases]:
             raise ContractError(f"{spec.protocol_id}: prepare() must keep every case, in order, with its id")
         cases = prepared
-    return VersionHooks(list(cases), entry.comparable if spec.comparable else None, spec.run_options)
+    comparable = cast(ComparableHook, entry).comparable if spec.comparable else None
+    return VersionHooks(list(cases), comparable, spec.run_options)

@@ -18,8 +18,8 @@ import os
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
 
+from ...hallumaze.result_types import Row
 from ...hashing import sha256_text
 from ..taskfile.reader import FrozenProtocol, TaskFile
 from .baselines import AGENTS, baseline_rows
@@ -52,7 +52,7 @@ def cache_path(task: TaskFile) -> Path:
     return cache_dir() / f"hallumaze-baselines-{key[:40]}.json"
 
 
-def _compute(task: TaskFile) -> dict[str, list[dict[str, Any]]]:
+def _compute(task: TaskFile) -> dict[str, list[Row]]:
     with FrozenProtocol(task) as frozen:
         return baseline_rows(
             task.cases,
@@ -63,7 +63,7 @@ def _compute(task: TaskFile) -> dict[str, list[dict[str, Any]]]:
         )
 
 
-def _read(path: Path, task: TaskFile) -> dict[str, list[dict[str, Any]]] | None:
+def _read(path: Path, task: TaskFile) -> dict[str, list[Row]] | None:
     """The cached rows, or None when the file is missing, unreadable or not for this task's cases."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -81,7 +81,7 @@ def _read(path: Path, task: TaskFile) -> dict[str, list[dict[str, Any]]] | None:
     return rows
 
 
-def _write(path: Path, task: TaskFile, rows: Mapping[str, list[dict[str, Any]]]) -> None:
+def _write(path: Path, task: TaskFile, rows: Mapping[str, list[Row]]) -> None:
     """Write atomically (a temporary file renamed into place), so a reader never sees half a file."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -93,7 +93,7 @@ def _write(path: Path, task: TaskFile, rows: Mapping[str, list[dict[str, Any]]])
         pass  # a cache that cannot be written costs time on the next rescore, nothing else
 
 
-def task_baselines(task: TaskFile, case_ids: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
+def task_baselines(task: TaskFile, case_ids: Iterable[str]) -> dict[str, list[Row]]:
     """The baseline rows of `task`'s own scorer for `case_ids` (in the task's case order), cached."""
     path = cache_path(task)
     rows = _read(path, task)

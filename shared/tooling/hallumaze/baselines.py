@@ -21,10 +21,11 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from ...hallumaze.grid import Cell, Maze, direction_between, step
 from ...hallumaze.parse import ParsedReply, StepLine
+from ...hallumaze.result_types import Row
 from ...hallumaze.trial import Trial, load_trial
 from ...hallumaze.verify import replay
 from ...rows import PlayFunction, play_row
@@ -172,14 +173,14 @@ def baseline_rows(
     row_of: Callable[..., dict[str, Any]] = play_row,
     protocol_id: str | None = None,
     payload_sha256: str = "baseline",
-) -> dict[str, list[dict[str, Any]]]:
+) -> dict[str, list[Row]]:
     """Rows per agent for `cases`, produced by `play` (wrapped by `row_of`) exactly as for a model.
 
     Without `play`, the newest declared version's, as installed, under its protocol id.
     """
     if play is None:
         play, protocol_id = newest().entry.play, protocol_id or newest().protocol_id
-    out: dict[str, list[dict[str, Any]]] = {f"baseline:{a}": [] for a in agents}
+    out: dict[str, list[Row]] = {f"baseline:{a}": [] for a in agents}
     for case in cases:
         trial = load_trial(case)
         for agent in agents:
@@ -193,5 +194,5 @@ def baseline_rows(
                 protocol_id=protocol_id or "",
                 payload_sha256=payload_sha256,
             )
-            out[f"baseline:{agent}"].append(row)
+            out[f"baseline:{agent}"].append(cast(Row, row))  # `play_row` builds a plain dict of this shape
     return out

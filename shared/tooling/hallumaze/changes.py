@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...hallumaze.result_types import ERROR
 from ..rescore.scorer_changes import changed_fields
 
 REASONS = {
@@ -50,7 +51,7 @@ def explain(hosted: Mapping[str, Any], rescored: Mapping[str, Any]) -> dict[str,
     if not changed:
         return None
     reasons: list[str] = []
-    if old.get("verdict") == "error" and new.get("verdict") != "error":
+    if old.get("verdict") == ERROR and new.get("verdict") != ERROR:
         reasons.append("unscorable")
         changed_left: list[str] = []
     else:

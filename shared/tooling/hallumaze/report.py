@@ -30,11 +30,13 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ... import stats
 from ...hallumaze.aggregate import aggregate_rows, ariadne_summary, mirage_pairs, scored
 from ...hallumaze.compact import read_cells, read_ints
+from ...hallumaze.result_types import ERROR
+from ...hallumaze.result_types import Row as StoredRow
 from ...hallumaze.trial import load_trial
 from ...rows import play_row
 from ..csv_cells import cell
@@ -48,7 +50,7 @@ from .baselines import baseline_rows
 from .draw import draw_svg
 from .installed import newest
 
-Row = Mapping[str, Any]
+Row = Mapping[str, Any]  # a row as read back: `StoredRow` describes it; its keys are read by name at run time
 COLUMNS = (
     "rank", "model", "kind", "n_trials", "n_scored", "n_error", "format_failures", "score", "score_low", "score_high",
     "sr", "sr_low", "sr_high", "mei", "mei_low", "mei_high", "ce", "n_ce", "brs", "brs_low", "brs_high", "n_brs", "hc",
@@ -306,7 +308,7 @@ class _OneReply:
         return self.reply
 
 
-def human_baseline_rows(path: Path, frozen: FrozenProtocol | None = None) -> tuple[str, list[dict[str, Any]]]:
+def human_baseline_rows(path: Path, frozen: FrozenProtocol | None = None) -> tuple[str, list[StoredRow]]:
     """Score a human-baseline file: `{"name": ..., "trials": [{"size", "seed", "mirage", "reply"}, ...]}`.
 
     Each trial is a single-shot case answered in the same format; it is scored by the `frozen`
@@ -317,7 +319,7 @@ def human_baseline_rows(path: Path, frozen: FrozenProtocol | None = None) -> tup
     if not isinstance(data, dict) or not isinstance(data.get("trials"), list):
         raise ValueError(f"{path}: expected an object with a 'trials' list")
     name = str(data.get("name") or path.stem)
-    rows = []
+    rows: list[StoredRow] = []
     for index, trial in enumerate(data["trials"]):
         if not isinstance(trial, dict) or not isinstance(trial.get("reply"), str):
             raise ValueError(f"{path}: trial {index} needs a 'reply' string")
@@ -325,11 +327,12 @@ def human_baseline_rows(path: Path, frozen: FrozenProtocol | None = None) -> tup
         case.setdefault("mode", "single")
         if frozen is None:
             installed = newest()
-            rows.append(play_row(installed.entry.play, case, _OneReply(trial["reply"]),
-                                 protocol_id=installed.protocol_id, payload_sha256="human"))  # fmt: skip
+            row = play_row(installed.entry.play, case, _OneReply(trial["reply"]),
+                           protocol_id=installed.protocol_id, payload_sha256="human")  # fmt: skip
         else:
-            rows.append(frozen.rows.play_row(frozen.entry.play, case, _OneReply(trial["reply"]),
-                                             protocol_id=frozen.task.protocol_id, payload_sha256="human"))  # fmt: skip
+            row = frozen.rows.play_row(frozen.entry.play, case, _OneReply(trial["reply"]),
+                                       protocol_id=frozen.task.protocol_id, payload_sha256="human")  # fmt: skip
+        rows.append(cast(StoredRow, row))  # `play_row` builds a plain dict of this shape
     return f"human:{name}", rows
 
 
@@ -399,7 +402,7 @@ def headline(rows: Sequence[Row]) -> Headline:
     """One entry's verified hallumaze score: per trial (score, 1), an errored trial 0, repeats of one maze and
     condition clustered."""
     values = _values(rows, "score")
-    errors = sum(1 for row in rows if row.get("verdict") == "error")
+    errors = sum(1 for row in rows if row.get("verdict") == ERROR)
     cases = [str(row.get("case_id")) for row in rows]
     return Headline(
         "hallumaze score",
@@ -462,8 +465,8 @@ def write_pictures(rows_by_model: Mapping[str, Sequence[Row]], folder: Path) -> 
 
 def _human_rows(
     paths: Sequence[Path], taken: set[str], problems: list[str], task: TaskFile | None
-) -> dict[str, list[dict[str, Any]]]:
-    out: dict[str, list[dict[str, Any]]] = {}
+) -> dict[str, list[StoredRow]]:
+    out: dict[str, list[StoredRow]] = {}
     if not paths:
         return out
     frozen = FrozenProtocol(task) if task is not None else None
@@ -481,7 +484,7 @@ def _add_human_file(
     frozen: FrozenProtocol | None,
     taken: set[str],
     problems: list[str],
-    out: dict[str, list[dict[str, Any]]],
+    out: dict[str, list[StoredRow]],
 ) -> None:
     try:
         name, rows = human_baseline_rows(path, frozen)

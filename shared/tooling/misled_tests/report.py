@@ -15,11 +15,12 @@ import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Required, TypedDict, TypeGuard, cast
 
 from ...errors import HallubenchError
 from ...misled_tests.conditions import CONDITIONS, DESCRIPTIONS
 from ...misled_tests.metrics import PRIMARY, aggregate_rows
+from ...misled_tests.result_types import SCORED_VERDICTS, Aggregate, Row
 from ..csv_cells import cells
 from ..headline import Headline
 from ..leaderboard import board_of, units_from
@@ -29,27 +30,41 @@ class MisledReportInputError(HallubenchError):
     """A file given to the report is not rows or a run file."""
 
 
-def _is_row(value: Any) -> bool:
+class ReportRow(Row, total=False):
+    """A row as the report reads it: the model it came from is added when the file names it."""
+
+    model: str
+
+
+class Report(TypedDict, total=False):
+    """`build_report`'s result; `rescore_report` adds the leaderboard."""
+
+    models: Required[dict[str, Aggregate]]
+    primary_comparisons: Required[list[str]]
+    leaderboard: dict[str, Any]
+
+
+def _is_row(value: Any) -> TypeGuard[ReportRow]:
     return isinstance(value, dict) and "condition" in value and "verdict" in value and "problem" in value
 
 
-def _rows_in_run_file(path: Path) -> list[dict[str, Any]]:
+def _rows_in_run_file(path: Path) -> list[ReportRow]:
     from ..kaggle_runs import DictResult, iter_runs, load_run
 
     loaded = load_run(path)
-    rows: list[dict[str, Any]] = []
+    rows: list[ReportRow] = []
     for run in iter_runs(loaded.run):
         for result in run.results:
             if isinstance(result, DictResult) and _is_row(result.value):
-                row = dict(result.value)
+                row = ReportRow(**result.value)
                 row.setdefault("model", run.model_slug or loaded.run.model_slug or "unknown")
                 rows.append(row)
     return rows
 
 
-def rows_from_paths(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
+def rows_from_paths(paths: Iterable[str | Path]) -> list[ReportRow]:
     """All misled rows in the files (JSON list, {"rows": [...]}, JSONL, or *.run.json)."""
-    rows: list[dict[str, Any]] = []
+    rows: list[ReportRow] = []
     for raw in paths:
         path = Path(raw)
         if path.name.endswith(".run.json"):
@@ -74,19 +89,24 @@ def rows_from_paths(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
     return rows
 
 
-def group_by_model(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+def group_by_model(rows: Sequence[ReportRow]) -> dict[str, list[ReportRow]]:
     """Rows per model (field `model`, else one group) and thinking variant, since each is its own run."""
-    groups: dict[str, list[dict[str, Any]]] = {}
+    groups: dict[str, list[ReportRow]] = {}
     for row in rows:
         key = f"{row.get('model', 'model')} (thinking {row.get('thinking', '?')})"
         groups.setdefault(key, []).append(row)
     return groups
 
 
-def build_report(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _aggregate(rows: list[ReportRow]) -> Aggregate:
+    """`metrics.aggregate_rows`, typed: the embedded module (and every frozen copy of it) keeps plain dicts."""
+    return cast(Aggregate, aggregate_rows(cast(list[dict[str, Any]], rows)))
+
+
+def build_report(rows: Sequence[ReportRow]) -> Report:
     """The report for every model in `rows`: the aggregate (table + comparisons) per group."""
     return {
-        "models": {name: aggregate_rows(group) for name, group in sorted(group_by_model(rows).items())},
+        "models": {name: _aggregate(group) for name, group in sorted(group_by_model(rows).items())},
         "primary_comparisons": [f"{measure}: {a} vs {b}" for measure, a, b in PRIMARY],
     }
 
@@ -95,7 +115,7 @@ def _pct(value: float) -> str:
     return "   n/a" if math.isnan(value) else f"{100 * value:5.1f}%"
 
 
-def format_report(report: dict[str, Any]) -> str:
+def format_report(report: Report) -> str:
     """Terminal text: one condition table and the four comparisons per model."""
     out: list[str] = []
     for name, aggregate in report["models"].items():
@@ -132,7 +152,7 @@ def headline(rows: Sequence[Mapping[str, Any]]) -> Headline:
     from ...misled_tests.conditions import BUGGY_CODE
 
     buggy = [r for r in rows if r.get("condition") == BUGGY_CODE]
-    scored = [r for r in buggy if r.get("verdict") in ("pass", "fail") and isinstance(r.get("scores"), dict)]
+    scored = [r for r in buggy if r.get("verdict") in SCORED_VERDICTS and isinstance(r.get("scores"), dict)]
     units = units_from(
         (str(r["problem"]), r["scores"].get("misled", 0) or 0, r["scores"].get("n_tests", 0) or 0) for r in scored
     )
@@ -141,14 +161,14 @@ def headline(rows: Sequence[Mapping[str, Any]]) -> Headline:
     return Headline("misled tests / all tests, buggy code shown", False, "problem", units, {}, counts)
 
 
-def separability(report: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
+def separability(report: Report, rows: Sequence[ReportRow]) -> dict[str, Any]:
     """The headline (misled share of tests, buggy code shown) per model, paired over shared problems, and groups."""
     return board_of({name: headline(group) for name, group in group_by_model(rows).items() if name in report["models"]})
 
 
-def rescore_report(rows_by_model: Mapping[str, Sequence[dict[str, Any]]]) -> dict[str, Any]:
+def rescore_report(rows_by_model: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, Any]:
     """`hallubench rescore`'s misled-tests section: the condition table and comparisons per model."""
-    rows = [{**row, "model": model} for model, group in rows_by_model.items() for row in group]
+    rows = [cast(ReportRow, {**row, "model": model}) for model, group in rows_by_model.items() for row in group]
     report = build_report(rows)
     report["leaderboard"] = separability(report, rows)
     text = format_report(report)
