@@ -503,10 +503,14 @@ class Resolver:
         yes, no = node.child_by_field_name("consequence"), node.child_by_field_name("alternative")
         if yes is None or no is None:
             return Members().unknown("conditional type not readable")
-        checked = left
-        if left is not None and left.type == "type_identifier":
-            is_parameter, value = bound(ref.env, _text(left))
-            checked = value.node if is_parameter and value is not None else (None if is_parameter else left)
+        checked, env = left, ref.env
+        for _ in range(MAX_DEPTH):  # a parameter bound to a parameter bound to ... a type as written
+            if checked is None or checked.type != "type_identifier":
+                break
+            is_parameter, value = bound(env, _text(checked))
+            if not is_parameter:
+                break
+            checked, env = (value.node, value.env) if value is not None else (None, env)
         if checked is not None and right is not None and _text(checked).strip() == _text(right).strip():
             return await self.type_members(ref.child(yes), depth + 1)
         out = await self.type_members(ref.child(yes), depth + 1)
