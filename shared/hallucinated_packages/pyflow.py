@@ -25,7 +25,7 @@ from typing import Any
 from .distmap import DistCandidate
 from .evidence import Evidence, utc_now
 from .pyfacts import dotted
-from .pyindex import ModuleInfo, ModuleTree
+from .pyindex import Lookup, ModuleInfo, ModuleTree
 from .pysymbols import SymbolVerdict, older_series, open_release, present_in_older
 from .references import AWAIT, CALL, ELEMENT, ENTER, INSTANCE
 from .registry import RegistryClient
@@ -87,7 +87,8 @@ class Resolver:
             following: list[Kind] = []
             for kind in kinds:
                 following.extend(await self.step(kind, step, 0))
-            kinds = _dedupe(following)[:MAX_UNION] or [_unknown(f"nothing follows {step}")]
+            present = [k for k in following if k.kind != "absent"]  # a union member without the name drops out
+            kinds = _dedupe(present or following)[:MAX_UNION] or [_unknown(f"nothing follows {step}")]
         return kinds
 
     async def step(self, kind: Kind, step: str, depth: int) -> list[Kind]:
@@ -113,6 +114,7 @@ class Resolver:
             if kind.kind != "instance":
                 return [_unknown(f"with on {kind.describe()}")]
             entered = await self._method_returns(kind, "__enter__", depth)
+            entered = entered or await self._method_returns(kind, "__aenter__", depth)  # `async with`
             return entered or [_unknown(f"{kind.describe()}.__enter__ has no readable return type")]
         if step == ELEMENT:
             if kind.kind != "instance":
@@ -126,7 +128,7 @@ class Resolver:
 
     async def _attribute(self, kind: Kind, attr: str, depth: int) -> list[Kind]:
         if kind.kind == "module":
-            found = await self.tree.lookup(kind.module, attr)
+            found = await self._module_attribute(kind.module, attr)
             if found.kind == "missing":
                 return [Kind("absent", name=f"{kind.module}.{attr}: {found.reason}")]
             if found.kind != "found":
@@ -143,6 +145,20 @@ class Resolver:
         if kind.kind in ("class", "instance"):
             return await self._member_type(kind, attr, depth)
         return [_unknown(f".{attr} on {kind.describe()}")]
+
+    async def _module_attribute(self, module: str, attr: str) -> Lookup:
+        """The index's lookup; for a name it finds only in `__all__`, what the module's star imports bind."""
+        found = await self.tree.lookup(module, attr)
+        if found.kind != "found" or found.module or found.class_ref or found.function_ref or found.instance_of:
+            return found
+        info = await self.tree.info(module)
+        for facts in info.files if info is not None else []:
+            for star in facts.star_imports:
+                if star != module and self.tree.is_module(star):
+                    inner = await self.tree.lookup(star, attr)
+                    if inner.kind == "found" and (inner.class_ref or inner.function_ref or inner.instance_of):
+                        return inner
+        return found
 
     async def _call(self, kind: Kind, depth: int) -> list[Kind]:
         if kind.kind == "class":
@@ -225,6 +241,9 @@ class Resolver:
     async def _member_type(self, kind: Kind, attr: str, depth: int) -> list[Kind]:
         found = await self._member_def(kind.module, kind.name, attr, depth)
         if found is None:
+            exists = await self.tree.class_member(kind.module, kind.name, attr, instance=kind.kind == "instance")
+            if exists.kind == "missing":
+                return [Kind("absent", name=f"{kind.describe()}.{attr}: {exists.reason}")]
             return [_unknown(f"{kind.describe()}.{attr} has no declaration with a type")]
         tree, info, statement, owner = found
         if isinstance(statement, ast.AnnAssign):
@@ -251,9 +270,11 @@ class Resolver:
         if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return []
         if statement.returns is None:
-            if method == "__enter__" and _returns_self(statement):
+            if method in ("__enter__", "__aenter__") and _returns_self(statement):
                 return [owner]
             return []
+        if _returns_own_type(statement):
+            return [owner]
         return await self.annotation(tree, info, statement.returns, owner, depth + 1)
 
     # ---------------------------------------------------------------- annotations
@@ -361,6 +382,17 @@ def _annotated(statement: ast.stmt) -> bool:
 def _returns_self(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     returns = [n for n in ast.walk(fn) if isinstance(n, ast.Return)]
     return bool(returns) and all(isinstance(r.value, ast.Name) and r.value.id == "self" for r in returns)
+
+
+def _returns_own_type(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """`def __enter__(self: T) -> T`: the method returns the type of its receiver (a TypeVar bound on self)."""
+    positional = [*fn.args.posonlyargs, *fn.args.args]
+    if not positional or positional[0].annotation is None or fn.returns is None:
+        return False
+    first, returns = positional[0].annotation, fn.returns
+    if isinstance(returns, ast.Constant) and isinstance(returns.value, str):
+        return isinstance(first, ast.Constant) and first.value == returns.value
+    return dotted(first) is not None and dotted(first) == dotted(returns)
 
 
 def _dedupe(kinds: list[Kind]) -> list[Kind]:
