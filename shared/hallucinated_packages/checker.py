@@ -285,7 +285,7 @@ class _Checker:
                 name = ".".join((module, *chain))
                 out.append(self._symbol_verdict(reference, name, verdict, chain, instance, version or latest))
         else:
-            from .jssymbols import use_from_chain
+            from .jssymbols import STEPS, use_from_chain
 
             source = reference.source
             uses = [(c, use_from_chain(c, strong=True, source=source), False) for c in reference.symbols]
@@ -296,7 +296,13 @@ class _Checker:
             for chain, use, weak in uses:
                 verdict = await self._guarded(self._js_use(reference.package, reference.subpath, use, version))
                 name = use.label(reference.text)
-                out.append(self._symbol_verdict(reference, name, verdict, chain, weak, version or latest))
+                flows = any(step in STEPS for step in chain)  # a use of a value the package gave back
+                if flows and verdict.verdict == "unverified" and verdict.reason.startswith(RECEIVER_UNKNOWN):
+                    unknown = Use(chain, reference.line, "unknown")
+                    out.append(self._undecided(reference, name, unknown, verdict.reason, verdict))
+                    continue
+                judged = self._symbol_verdict(reference, name, verdict, chain, weak, version or latest)
+                out.append(replace(judged, use="typed") if flows else judged)
         out.extend(await self.uses_level(reference, dists, version or latest))
         return out
 

@@ -66,6 +66,16 @@ def test_a_receiver_unknown_use_carries_the_python_gate_wording(registry: FakeRe
     result = check(registry, "```javascript\nimport http from 'httpc';\nhttp.raw('/x').size;\n```\n")
     (use,) = uses_named(result, "size")
     assert use.reason.startswith("receiver type unknown")
+    assert use.to_dict()["use"] == "unknown"  # counted among the row's uses, undecided
+
+
+def test_uses_of_returned_values_count_as_uses_and_module_names_do_not(registry: FakeRegistry) -> None:
+    answer = "```javascript\nimport http from 'httpc';\nconst api = http.create();\napi.fetch('/x');\n```\n"
+    result = check(registry, answer)
+    (fetch,) = uses_named(result, "fetch")
+    (create,) = uses_named(result, "create")
+    assert (fetch.verdict, fetch.use) == ("missing-symbol", "typed")
+    assert create.use is None
 
 
 CORPUS = tomllib.loads(
