@@ -136,6 +136,7 @@ class _Reader:
             if reference.classification == "third-party" and reference.package in local:
                 reference = reference.with_changes(classification="local", note="file defined in the answer")
             self.references.append(reference)
+        self.untyped.extend(result.untyped_uses)
         self.partial |= result.partially_parsed
         self.problems.extend(result.problems)
 

@@ -26,7 +26,7 @@ from functools import lru_cache
 from typing import Any
 
 from .names import is_valid_npm_name, split_npm_specifier
-from .references import Reference, merge_symbols
+from .references import Reference, UntypedUse, merge_symbols
 from .stdlib_names import RUNTIME_PREFIXES, node_builtin
 
 DIALECTS = ("javascript", "typescript", "tsx")
@@ -44,6 +44,7 @@ class JsExtraction:
     references: tuple[Reference, ...]
     partially_parsed: bool = False
     problems: tuple[str, ...] = field(default=())
+    untyped_uses: tuple[UntypedUse, ...] = ()  # method calls on unannotated parameters (`app.del()` in `f(app)`)
 
 
 @lru_cache(maxsize=4)
@@ -698,6 +699,49 @@ def _continues(longer: Origin, use: Origin) -> bool:
     return longer[0] == use[0] and len(longer[1]) > size and longer[1][:size] == use[1] and longer[1][size] != "arg"
 
 
+_FUNCTIONS = frozenset(
+    {"arrow_function", "function_declaration", "function_expression", "function", "method_definition",
+     "generator_function_declaration", "generator_function"}
+)  # fmt: skip
+
+
+def _untyped_uses(walker: _Walker, root: Any) -> list[UntypedUse]:
+    """Method calls on a function's unannotated parameter that no package value reaches (`function f(app)`)."""
+    out: list[UntypedUse] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(reversed(node.children))
+        if node.type != "call_expression":
+            continue
+        function = node.child_by_field_name("function")
+        if function is None or function.type != "member_expression":
+            continue
+        obj, prop = function.child_by_field_name("object"), function.child_by_field_name("property")
+        if obj is None or prop is None or obj.type != "identifier" or prop.type != "property_identifier":
+            continue
+        if walker.origin_of(obj) is not None or not _is_untyped_parameter(obj):
+            continue
+        line = node.start_point[0] + 1 + walker.line_offset
+        out.append(UntypedUse("npm", _text(prop), _text(obj), line))
+    return out
+
+
+def _is_untyped_parameter(use: Any) -> bool:
+    """The nearest declaration of the name is a function's parameter written without a type."""
+    name = _text(use)
+    current = use.parent
+    while current is not None:
+        if current.type in _SCOPES:
+            declared = [n for n in _declared_in(current) if _text(n) == name]
+            if declared:
+                parent = declared[0].parent
+                typed = parent is not None and parent.child_by_field_name("type") is not None
+                return current.type in _FUNCTIONS and not typed
+        current = current.parent
+    return False
+
+
 def _error_count(tree: Any) -> int:
     count = 0
     stack = [tree.root_node]
@@ -783,4 +827,9 @@ def extract_js(code: str, *, dialect: str = "javascript", line_offset: int = 0) 
         if partially
         else tuple(walker.references)
     )
-    return JsExtraction(references, partially_parsed=partially, problems=tuple(problems))
+    return JsExtraction(
+        references,
+        partially_parsed=partially,
+        problems=tuple(problems),
+        untyped_uses=tuple(_untyped_uses(walker, tree.root_node)),
+    )

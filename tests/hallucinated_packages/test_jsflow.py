@@ -19,6 +19,7 @@ from registry_server import FakeRegistry
 
 from hallubench.hallucinated_packages.checker import AnswerCheck, ReferenceVerdict, check_answer
 from hallubench.hallucinated_packages.extract_js import parser_available
+from hallubench.hallucinated_packages.prompt_sets import V7_PROMPTS
 from hallubench.hallucinated_packages.registry import RegistryClient
 
 pytestmark = pytest.mark.skipif(not parser_available(), reason="tree-sitter grammars not installed (.[js])")
@@ -124,3 +125,32 @@ def test_live_corpus_replies_against_the_real_packages(reply_id: str) -> None:
     for use in reply["uses"]:
         verdicts = {v.verdict for v in uses_named(result, use["name"])}
         assert verdicts == {use["verdict"]}, (use["name"], [v.reason for v in uses_named(result, use["name"])])
+
+
+D02_ANSWER = """```javascript
+const express = require('express');
+
+function registerRoutes(app) {
+  app.del('/items/:id', (req, res) => res.sendStatus(204));
+}
+
+const app = express();
+app.use(express.json());
+registerRoutes(app);
+```
+"""
+
+
+def test_the_targeted_removed_api_on_an_untyped_parameter_is_a_possible_removed_api_use(
+    registry: FakeRegistry,
+) -> None:
+    target = next(p.removed_api for p in V7_PROMPTS if p.prompt_id == "D02")
+
+    async def go(removed_api: dict[str, Any] | None) -> AnswerCheck:
+        async with RegistryClient(registry.settings()) as client:
+            return await check_answer(client, D02_ANSWER, removed_api=removed_api)
+
+    flagged = [v for v in asyncio.run(go(target)).verdicts if v.possible_removed_api]
+    assert [(v.name, v.verdict, v.reference.package) for v in flagged] == [("app.del", "unverified", "express")]
+    assert flagged[0].reason.startswith("possible removed-API use (receiver type unknown)")
+    assert not [v for v in asyncio.run(go(None)).verdicts if v.possible_removed_api]
