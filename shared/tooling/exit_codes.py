@@ -85,13 +85,13 @@ TABLE: Final = (
         (_RESCORE,),
     ),
     ExitCode("EXIT_SCORE_DISAGREES", EXIT_SCORE_DISAGREES, "a re-scored row or headline differs", (_RESCORE,)),
-    ExitCode("EXIT_UNREADABLE", EXIT_UNREADABLE, "a run file, or a row of one, could not be read", (_RESCORE,)),
+    ExitCode("EXIT_UNREADABLE", EXIT_UNREADABLE, "a run file, or a row of one, could not be read", (_RESCORE, "plan")),
     ExitCode("EXIT_CONFLICT", EXIT_CONFLICT, "two different copies of one row: neither counted", (_RESCORE,)),
     ExitCode(
         "EXIT_JAIL",
         EXIT_JAIL,
         "the task runs model-written code and the jail lacks a layer the user did not accept: nothing ran",
-        (_RESCORE, "run", _MISLED_CLASSIFY),
+        (_RESCORE, "plan", "run", _MISLED_CLASSIFY),
     ),
     ExitCode(
         "EXIT_UNREACHABLE",

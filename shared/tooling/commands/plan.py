@@ -14,8 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-EXIT_OK = 0
-EXIT_USAGE = 2  # bad usage, nothing verified, or no headline to plan by
+from ..exit_codes import EXIT_OK, EXIT_USAGE
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
