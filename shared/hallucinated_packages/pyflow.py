@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,9 +75,16 @@ def _unknown(why: str) -> Kind:
 class Resolver:
     """Types of a use's steps within one artifact (plus, for annotations it lacks, a stub tree)."""
 
-    def __init__(self, tree: ModuleTree, stubs: ModuleTree | None) -> None:
+    def __init__(self, tree: ModuleTree, stubs: Callable[[], Awaitable[ModuleTree | None]] | None = None) -> None:
         self.tree = tree
-        self.stubs = stubs
+        self._load_stubs = stubs
+        self._stubs: list[ModuleTree | None] = []
+
+    async def stubs(self) -> ModuleTree | None:
+        """The stub distribution's tree, fetched the first time the package's own files leave a type open."""
+        if not self._stubs:
+            self._stubs.append(await self._load_stubs() if self._load_stubs is not None else None)
+        return self._stubs[0]
 
     # ---------------------------------------------------------------- walking a path
     async def receivers(self, module: str, path: Sequence[str]) -> list[Kind]:
@@ -178,9 +185,9 @@ class Resolver:
         return [_unknown(f"calling {kind.describe()}")]
 
     # ---------------------------------------------------------------- reading definitions
-    async def _infos(self, module: str) -> list[tuple[ModuleTree, ModuleInfo]]:
+    async def _infos(self, module: str, *, stubs: bool) -> list[tuple[ModuleTree, ModuleInfo]]:
         out: list[tuple[ModuleTree, ModuleInfo]] = []
-        for tree in (self.tree, self.stubs):
+        for tree in (self.tree, await self.stubs() if stubs else None):
             if tree is not None:
                 info = await tree.info(module)
                 if info is not None:
@@ -192,15 +199,21 @@ class Resolver:
     ) -> list[tuple[ModuleTree, ModuleInfo, ast.FunctionDef | ast.AsyncFunctionDef]]:
         """Definitions of a module function: the package's `.pyi`, its `.py`, then the stub distribution's."""
         out: list[tuple[ModuleTree, ModuleInfo, ast.FunctionDef | ast.AsyncFunctionDef]] = []
-        for tree, info in await self._infos(module):
-            for facts in (info.stub, info.source):
-                if facts is not None and name in facts.functions:
-                    out.append((tree, info, facts.functions[name]))
+        for stubs in (False, True):
+            out.clear()
+            for tree, info in await self._infos(module, stubs=stubs):
+                for facts in (info.stub, info.source):
+                    if facts is not None and name in facts.functions:
+                        out.append((tree, info, facts.functions[name]))
+            if any(fn.returns is not None for _, _, fn in out):
+                break
         return out
 
-    async def _class_defs(self, module: str, cls: str) -> list[tuple[ModuleTree, ModuleInfo, ast.ClassDef]]:
+    async def _class_defs(
+        self, module: str, cls: str, *, stubs: bool
+    ) -> list[tuple[ModuleTree, ModuleInfo, ast.ClassDef]]:
         out: list[tuple[ModuleTree, ModuleInfo, ast.ClassDef]] = []
-        for tree, info in await self._infos(module):
+        for tree, info in await self._infos(module, stubs=stubs):
             for node in info.classes.get(cls, []):
                 out.append((tree, info, node))
         return out
@@ -208,11 +221,22 @@ class Resolver:
     async def _member_def(
         self, module: str, cls: str, attr: str, depth: int
     ) -> tuple[ModuleTree, ModuleInfo, ast.stmt, tuple[str, str]] | None:
-        """The statement defining `attr` on the class or its bases (annotated definitions preferred)."""
+        """The statement defining `attr` on the class or its bases: the package's own annotated one, else the stubs'."""
+        own = await self._member_def_in(module, cls, attr, depth, stubs=False)
+        if own is not None and _annotated(own[2]):
+            return own
+        if own is None and (await self.tree.class_member(module, cls, attr, instance=True)).kind == "missing":
+            return None  # the package's class is read completely without it: no stub can add it
+        stubbed = await self._member_def_in(module, cls, attr, depth, stubs=True)
+        return stubbed if stubbed is not None and _annotated(stubbed[2]) else own or stubbed
+
+    async def _member_def_in(
+        self, module: str, cls: str, attr: str, depth: int, *, stubs: bool
+    ) -> tuple[ModuleTree, ModuleInfo, ast.stmt, tuple[str, str]] | None:
         if depth > MAX_DEPTH:
             return None
         unannotated: tuple[ModuleTree, ModuleInfo, ast.stmt, tuple[str, str]] | None = None
-        defs = await self._class_defs(module, cls)
+        defs = await self._class_defs(module, cls, stubs=stubs)
         for tree, info, node in defs:
             for statement in node.body:
                 if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == attr:
@@ -233,17 +257,19 @@ class Resolver:
                 where = await tree._class_of(info, name, depth)
                 if where is None:
                     continue
-                inherited = await self._member_def(*where, attr, depth + 1)
+                inherited = await self._member_def_in(*where, attr, depth + 1, stubs=stubs)
                 if inherited is not None and (_annotated(inherited[2]) or unannotated is None):
                     return inherited
         return unannotated
 
     async def _member_type(self, kind: Kind, attr: str, depth: int) -> list[Kind]:
-        found = await self._member_def(kind.module, kind.name, attr, depth)
-        if found is None:
+        found = await self._member_def_in(kind.module, kind.name, attr, depth, stubs=False)
+        if found is None or not _annotated(found[2]):
             exists = await self.tree.class_member(kind.module, kind.name, attr, instance=kind.kind == "instance")
-            if exists.kind == "missing":
+            if exists.kind == "missing":  # read completely without it: no stub can give it a type
                 return [Kind("absent", name=f"{kind.describe()}.{attr}: {exists.reason}")]
+            found = await self._member_def(kind.module, kind.name, attr, depth)
+        if found is None:
             return [_unknown(f"{kind.describe()}.{attr} has no declaration with a type")]
         tree, info, statement, owner = found
         if isinstance(statement, ast.AnnAssign):
@@ -356,8 +382,9 @@ class Resolver:
             return found.kind, found.reason
         if kind.kind in ("class", "instance"):
             found = await self.tree.class_member(kind.module, kind.name, name, instance=kind.kind == "instance")
-            if found.kind != "found" and self.stubs is not None:
-                stubbed = await self.stubs.class_member(kind.module, kind.name, name, instance=kind.kind == "instance")
+            stubs = await self.stubs() if found.kind == "dynamic" else None  # the package's own reading decides
+            if stubs is not None:
+                stubbed = await stubs.class_member(kind.module, kind.name, name, instance=kind.kind == "instance")
                 if stubbed.kind == "found":
                     return "found", f"{stubbed.reason} (stub distribution)"
                 if found.kind == "dynamic" and "not readable" in found.reason and stubbed.kind == "missing":
@@ -454,8 +481,8 @@ async def _check_candidate(
     tree = opened
     if not tree.is_module(module.split(".")[0]):
         return SymbolVerdict("unverified", f"{label} does not ship {module}", label, (), package.evidence)
-    stubs = await stub_tree(client, name)
-    verdict, why, receivers = await decide(Resolver(tree, stubs), module, path)
+    resolver = Resolver(tree, lambda: stub_tree(client, name))
+    verdict, why, receivers = await decide(resolver, module, path)
     evidence = (*package.evidence, *tree.archive.evidence)
     if verdict == "found":
         return SymbolVerdict("found", why, label, (), evidence)
@@ -476,7 +503,7 @@ async def _check_candidate(
                 there = await old.class_member(kind.module, kind.name, path[-1], instance=kind.kind == "instance")
                 if there.kind == "found":
                     return "found", f"{kind.describe()}.{path[-1]}: {there.reason}"
-        old_verdict, old_why, _ = await decide(Resolver(old, None), module, path)
+        old_verdict, old_why, _ = await decide(Resolver(old, resolver.stubs), module, path)
         return old_verdict, old_why
 
     older = await present_in_older(client, document, name, version, judge, older_series(document, version))

@@ -230,9 +230,9 @@ def older_series(document: dict[str, Any], current: str) -> list[str]:
     key = version_key(current)[0]
     latest: dict[tuple[int, ...], str] = {}
     for version, files in releases.items():
-        if not files or not is_final_release(version) or version_key(version)[0] >= key:
-            continue
         series = version_key(version)[0][:2]
+        if not files or not is_final_release(version) or series >= key[:2]:
+            continue
         if series not in latest or version_key(version) > version_key(latest[series]):
             latest[series] = version
     return [latest[s] for s in sorted(latest, reverse=True)]

@@ -19,6 +19,7 @@ from registry_server import FakeRegistry
 
 from hallubench.hallucinated_packages.checker import AnswerCheck, check_answer
 from hallubench.hallucinated_packages.extract_python import extract_python
+from hallubench.hallucinated_packages.pysymbols import older_series
 from hallubench.hallucinated_packages.registry import RegistryClient
 from hallubench.hallucinated_packages.scoring import row_verdict, sample_scores
 from hallubench.tooling.hallucinated_packages.report import format_uses
@@ -100,6 +101,8 @@ def test_stub_distributions_are_read_once_per_client(registry: FakeRegistry) -> 
     run(registry, CASES["typeshed-stubs"]["reply"])
     assert len(registry.requests_to("/files/types_plainreq")) > before
     assert not registry.requests_to("/files/types_tabula"), "a package without stubs needs no stub download"
+    run(registry, CASES["union-return"]["reply"] + CASES["star-reexport-typevar-self"]["reply"])
+    assert not registry.requests_to("/files/types_asyncweb"), "annotations in the package itself need no stubs"
 
 
 def test_extraction_follows_every_form_without_a_registry() -> None:
@@ -110,3 +113,12 @@ def test_extraction_follows_every_form_without_a_registry() -> None:
     assert "tabula.open_store()<with>.get().head" in labels
     assert "tabula.read_chunks()[].to_csv" in labels
     assert any(u.name == "append" and u.receiver == "frame" for u in result.untyped_uses)
+
+
+def test_older_series_are_the_latest_of_each_earlier_minor_newest_first() -> None:
+    files = [{"filename": "x.whl"}]
+    releases = {v: files for v in ("1.22.0", "1.22.4", "1.23.5", "1.23.0", "1.24.0rc1", "2.0.2", "2.1.0", "2.1.3")}
+    releases["1.25.0"] = []  # a release without files is never read
+    document = {"releases": releases}
+    assert older_series(document, "2.1.3") == ["2.0.2", "1.23.5", "1.22.4"]
+    assert older_series(document, "1.22.4") == []
