@@ -9,6 +9,7 @@ curves; `hallubench plan` gives any pair. Tooling only: JSON-able dicts for the 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from typing import Any
@@ -73,4 +74,4 @@ def neighbour_curves(
 
 def _point(diff: float, power: float | None) -> list[float | None]:
     """A curve point, rounded: the page draws it, four decimals are more than a pixel."""
-    return [round(diff, 4), None if power is None else round(power, 4)]
+    return [round(diff, 4), None if power is None or not math.isfinite(power) else round(power, 4)]

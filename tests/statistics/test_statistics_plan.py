@@ -178,3 +178,12 @@ def test_bad_settings_are_refused(options: dict[str, float], message: str) -> No
     table = CaseTable.from_outcomes({"a": {"c1": [1.0], "c2": [0.0]}, "b": {"c1": [0.0], "c2": [0.0]}})
     with pytest.raises(ValueError, match=message):
         plan_pair(table, "a", "b", **options)  # type: ignore[arg-type]
+
+
+def test_power_far_in_the_tail_is_one_not_nan() -> None:
+    """scipy's noncentral t underflows to nan for large shifts; a power curve must still read 1 there."""
+    components = Components(between=0.01, within=0.0, within_known=False, cases=20, repeats=1.0)
+    for cases in (10, 20, 40, 400):
+        found = power(components, diff=0.9, cases=cases, repeats=1.0)
+        assert found == 1.0
+    assert 0.05 < power(components, diff=0.02, cases=10, repeats=1.0) < 1.0

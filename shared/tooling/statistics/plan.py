@@ -178,7 +178,14 @@ def power(
     df = cases - 1.0
     critical = float(_scipy.t_ppf(1.0 - level / 2.0, df))
     shift = abs(diff) / se
-    return float(_scipy.nct_sf(critical, df, shift) + _scipy.nct_cdf(-critical, df, shift))
+    upper = float(_scipy.nct_sf(critical, df, shift))
+    lower = float(_scipy.nct_cdf(-critical, df, shift))
+    # Far in the tail scipy's noncentral t can return nan (an underflow): the lower tail is then 0, the upper 1.
+    if not math.isfinite(lower):
+        lower = 0.0
+    if not math.isfinite(upper):
+        upper = 1.0 if shift > critical else 0.0
+    return min(1.0, upper + lower)
 
 
 def minimum_detectable(
