@@ -25,6 +25,7 @@ class HallubenchError(Exception):
       misled_tests.executor.host.SandboxError
       misled_tests.executor.host._ServerDied
       misled_tests.executor.wire.WireError
+      tooling.docs_table.MarkersMissing (also ValueError)
       tooling.embedded_model.weights.EmbeddedModelError (also RuntimeError)
       tooling.freeze.FreezeError
       tooling.git_history.HistoryUnavailable
@@ -37,6 +38,7 @@ class HallubenchError(Exception):
       tooling.kaggle_runs.parse.RunFormatError (also ValueError)
       tooling.lockfile.LockError (also ValueError)
       tooling.misled_tests.report.MisledReportInputError
+      tooling.report_html.page.ReportInputError (also ValueError)
       tooling.repo.RepositoryNotFound
       tooling.rescore.newer.IncompatibleScorer (also ValueError)
       tooling.rescore.options.OptionError (also ValueError)

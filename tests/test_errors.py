@@ -27,8 +27,6 @@ NOT_YET_ROOTED = frozenset(
         "hallucinated_packages.extract_js.ParserUnavailable",
         "hallucinated_packages.wellformed.NotWellFormed",
         "hallucinated_packages.wheel_index.ArchiveError",
-        "tooling.docs_table.MarkersMissing",
-        "tooling.report_html.page.ReportInputError",
     }
 )
 # Never under the root: the file runs as a script (`python -s -P sandbox_child.py`) with no package to import.

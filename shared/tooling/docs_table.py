@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..errors import HallubenchError
 from .lockfile import Lock
 from .specs import ProtocolSpec, Registry
 
@@ -20,7 +21,7 @@ END = "<!-- end of the benchmark table -->"
 SCRIPT = "scripts/render_readme_table.py"
 
 
-class MarkersMissing(ValueError):
+class MarkersMissing(HallubenchError, ValueError):
     """The text lacks the two marker comments, once each and in order."""
 
 

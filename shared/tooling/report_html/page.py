@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ... import __version__
+from ...errors import HallubenchError
 from .benchmarks import benchmark_section
 from .markup import esc
 from .rows import drilldown_payload, filters, json_for_script, rows_table, strict
@@ -17,7 +18,7 @@ from .verification import verification_section
 from .view import PageView, view_hook
 
 
-class ReportInputError(ValueError):
+class ReportInputError(HallubenchError, ValueError):
     """The file is not a rescore result."""
 
 
