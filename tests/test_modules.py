@@ -50,8 +50,11 @@ def test_a_module_only_frozen_files_hold_is_listed_apart(uses: dict[str, ModuleU
 def test_the_command_lists_and_flags(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["modules", "maze"]) == 0  # an alias names the benchmark
     out = capsys.readouterr().out
-    assert out.startswith("hallumaze (shared/hallumaze/; hallumaze): 24 modules, 1 superseded")
+    assert out.startswith("hallumaze (shared/hallumaze/; hallumaze): 25 modules, 1 superseded, 1 embedded by no")
     assert any(line.split()[:2] == ["task_v2.py", "v2*"] and "superseded" in line for line in out.splitlines())
+    # result types no version embeds yet (the tooling reads them) are not "superseded": no version ever ran them
+    assert any(line.split()[:2] == ["result_types.py", "-"] and "embedded by no version" in line
+               for line in out.splitlines())  # fmt: skip
     assert "misled_tests" not in out
     assert main(["modules", "--superseded"]) == 0
     listed = [line.split()[0] for line in capsys.readouterr().out.splitlines() if line.startswith("  ")]

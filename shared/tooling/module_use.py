@@ -7,9 +7,10 @@ visible (`hallubench modules`): for every module under `shared/<package>/`, the 
 whose task file embeds it (and whether its bytes have changed since), and the versions that use
 it today, which are every unfrozen version and each benchmark's newest version (what a next
 version builds on), through their entry modules and cases factories. A module none of those uses
-is **superseded**. Paths of versions frozen before their folder was renamed are mapped to today's
-(`ProtocolSpec.path_today`); modules a frozen file embeds that `shared/` no longer has are listed
-apart.
+is **superseded** when an older frozen version embeds it, and **not embedded** when none ever did (types the
+tooling reads, code a next version will embed). Paths of versions frozen before their folder was
+renamed are mapped to today's (`ProtocolSpec.path_today`); modules a frozen file embeds that `shared/`
+no longer has are listed apart.
 """
 
 from __future__ import annotations
@@ -41,7 +42,13 @@ class ModuleUse:
 
     @property
     def superseded(self) -> bool:
-        return self.in_shared and not self.current
+        """Only older frozen versions embed it: changing it changes no hosted run and no next version."""
+        return self.in_shared and not self.current and bool(self.frozen)
+
+    @property
+    def unembedded(self) -> bool:
+        """No version embeds it, frozen or current: code the tooling reads (result types), or a next version's."""
+        return self.in_shared and not self.current and not self.frozen
 
 
 @dataclass(frozen=True)

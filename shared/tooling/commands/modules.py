@@ -75,11 +75,13 @@ def _label(protocol_id: str, owners: tuple[str, ...]) -> str:
 
 def _package_lines(package: PackageUse, *, only_superseded: bool) -> list[str]:
     superseded = [m for m in package.modules if m.superseded]
+    unembedded = [m for m in package.modules if m.unembedded]
     gone = [m for m in package.modules if not m.in_shared]
     in_shared = len(package.modules) - len(gone)
     lines = [
         f"{package.package} (shared/{package.package}/; {', '.join(package.benchmarks)}): {in_shared} modules, "
-        f"{len(superseded)} superseded, {len(gone)} only in frozen task files"
+        f"{len(superseded)} superseded, {len(unembedded)} embedded by no version, {len(gone)} only in frozen "
+        "task files"
     ]
     shown = [m for m in package.modules if not only_superseded or m.superseded or not m.in_shared]
     rows = [("module", "embedded by frozen versions", "used today by"), *(_row(m, package) for m in shown)]
@@ -98,6 +100,8 @@ def _row(module: ModuleUse, package: PackageUse) -> tuple[str, str, str]:
         today = "gone from shared/: only the frozen task files hold it"
     elif module.superseded:
         today = "- (superseded: only older frozen versions embed it)"
+    elif module.unembedded:
+        today = "- (embedded by no version: the tooling reads it, or a next version will embed it)"
     else:
         today = ", ".join(_label(protocol_id, package.benchmarks) for protocol_id in module.current)
     return name, frozen or "-", today
