@@ -100,6 +100,7 @@ class _Reading:
     resolver: Resolver
     types_pkg: NpmPackageFiles | None
     evidence: list[Evidence] = field(default_factory=list)
+    stale_types: str | None = None  # @types of another major version: they find names, never rule one out
 
 
 @dataclass(frozen=True)
@@ -158,6 +159,12 @@ async def _read_version(client: RegistryClient, pkg: NpmPackageFiles, subpath: s
         major = version_key(pkg.version)[0][:1]
         wanted_types = f"^{major[0]}" if major else None
         types_pkg = await world.package(types_package_name(pkg.name), wanted_types)
+        if types_pkg is None and wanted_types is not None:
+            stale = await loader(types_package_name(pkg.name), None)
+            if stale is not None:
+                world.add_package(stale)
+                note = f"declarations from {stale.name}@{stale.version}, not of {pkg.name}'s major version"
+                return _Reading(pkg, entries, js_by_mode, world, Resolver(world), stale, evidence, note)
     return _Reading(pkg, entries, js_by_mode, world, Resolver(world), types_pkg, evidence)
 
 
@@ -214,10 +221,10 @@ async def _root(reading: _Reading, use: JsUse, subpath: str | None) -> tuple[_Va
             return _Value(inner, types), "found"
         if await _declares_type(reading, subpath, use.mode, name):
             return _Value(None, Members().unknown(f"{name} is a type, not a value")), "found"
-        gone = _absent(js, module, name, "exports")
+        gone = _absent(js, _trusted(reading, module), name, "exports")
         if gone is not None:
             return None, f"missing: {gone}"
-        return None, f"unknown: {_unknown(_Value(js, module))}"
+        return None, f"unknown: {_why(reading, _Value(js, module))}"
     if use.root == "module" or not _has_esm_default(reading, js):
         module = await _types_module(reading, subpath, use.mode)
         if module is not None and (use.mode == "require" or use.root == "default"):
@@ -264,6 +271,13 @@ def _looks_esm(pkg: NpmPackageFiles, path: str) -> bool:
     return pkg.manifest.get("type") == "module" or "export default" in text or "export {" in text
 
 
+def _trusted(reading: _Reading, types: Members | None) -> Members | None:
+    """The declarations when they may rule a name out: not those of another major version."""
+    if types is None or reading.stale_types is None:
+        return types
+    return Members(names=set(types.names)).unknown(reading.stale_types)
+
+
 def _absent(js: ExportSet | None, types: Members | None, name: str, what: str) -> str | None:
     """None when `name` may still exist; else why it does not (a complete reading without it)."""
     if js is not None and js.complete:
@@ -294,6 +308,13 @@ def _has(value: _Value, name: str) -> bool:
     if name in OBJECT_MEMBERS or (value.callable and name in FUNCTION_MEMBERS):
         return True
     return (value.js is not None and name in value.js.names) or (value.types is not None and name in value.types.names)
+
+
+def _why(reading: _Reading, value: _Value) -> str:
+    """Why a name on this value cannot be decided."""
+    if reading.stale_types is not None and value.types is not None and value.types.complete:
+        return reading.stale_types
+    return _unknown(value)
 
 
 def _unknown(value: _Value) -> str:
@@ -356,7 +377,7 @@ async def _walk(reading: _Reading, use: JsUse, value: _Value, first: int, label:
             value = await _step(reading, value, step)
             continue
         if not _has(value, step):
-            reason = _absent(value.js, value.types, step, "object has")
+            reason = _absent(value.js, _trusted(reading, value.types), step, "object has")
             if reason is not None and "arg" in use.path[position:]:
                 # The call a callback is passed to is a use of its own, judged there (not counted twice).
                 return "unverified", f"{RECEIVER_UNKNOWN}: {where} has no {step!r}, the callback's call is judged alone"
@@ -364,8 +385,8 @@ async def _walk(reading: _Reading, use: JsUse, value: _Value, first: int, label:
                 return "missing-symbol", f"{label}: {where} has no {step!r} ({reason})"
             if any(s in STEPS for s in use.path[:position]):
                 # A value the answer got back from the package, whose declared type is not (fully) known.
-                return "unverified", f"{RECEIVER_UNKNOWN}: {where}.{step} in {label}: {_unknown(value)}"
-            return "unverified", f"{label}: {where}.{step} not decidable: {_unknown(value)}"
+                return "unverified", f"{RECEIVER_UNKNOWN}: {where}.{step} in {label}: {_why(reading, value)}"
+            return "unverified", f"{label}: {where}.{step} not decidable: {_why(reading, value)}"
         if position == len(use.path) - 1:
             return "found", f"{label}: {where} has {step!r}"
         value = await _step(reading, value, step)
