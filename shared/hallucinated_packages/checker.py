@@ -282,6 +282,11 @@ class _Checker:
                 chains = [((), False)]
             for chain, instance in chains:
                 verdict = await self._guarded(self._python_symbol(dists, module, chain, instance))
+                if verdict.verdict == "unverified" and "is not a class or module here" in verdict.reason:
+                    # `flask.request.get_json`: a module variable; its declared type may say what it has
+                    typed = await self._guarded(self._python_use(dists, module, chain))
+                    if typed.verdict != "unverified":
+                        verdict = typed
                 name = ".".join((module, *chain))
                 out.append(self._symbol_verdict(reference, name, verdict, chain, instance, version or latest))
         else:

@@ -26,10 +26,12 @@ from .distmap import DistCandidate
 from .evidence import Evidence, utc_now
 from .pyfacts import dotted
 from .pyindex import Lookup, ModuleInfo, ModuleTree
+from .pysource import parse_source
 from .pysymbols import SymbolVerdict, older_series, open_release, present_in_older
 from .references import AWAIT, CALL, ELEMENT, ENTER, INSTANCE
 from .registry import RegistryClient
 from .stubs import stub_tree
+from .wheel_index import ArchiveError
 
 RECEIVER_UNKNOWN = "receiver type unknown"
 ON_MISSING = "used on what a missing name returns"  # the missing name is the hallucination; not a use apart
@@ -79,6 +81,7 @@ class Resolver:
         self.tree = tree
         self._load_stubs = stubs
         self._stubs: list[ModuleTree | None] = []
+        self._parsed: dict[str, list[ast.stmt]] = {}
 
     async def stubs(self) -> ModuleTree | None:
         """The stub distribution's tree, fetched the first time the package's own files leave a type open."""
@@ -148,10 +151,51 @@ class Resolver:
                 return [Kind("function", *found.function_ref)]
             if found.instance_of is not None:
                 return [Kind("instance", *found.instance_of)]
+            declared = await self._module_variable(kind.module, attr, depth)
+            if declared:
+                return declared
             return [_unknown(f"{kind.module}.{attr} is a value of no declared type")]
         if kind.kind in ("class", "instance"):
             return await self._member_type(kind, attr, depth)
         return [_unknown(f".{attr} on {kind.describe()}")]
+
+    async def _module_variable(self, module: str, name: str, depth: int) -> list[Kind] | None:
+        """The annotation of a module-level variable (`request: Request = LocalProxy(...)`), through imports."""
+        if depth > MAX_DEPTH:
+            return None
+        info = await self.tree.info(module)
+        if info is None:
+            return None
+        target = info.imports.get(name)
+        if target is not None:
+            if target[1] is not None and self.tree.is_module(target[0]):
+                return await self._module_variable(target[0], target[1], depth + 1)
+            return None
+        for member in sorted(self.tree.sources.get(module, []), key=lambda m: not m.endswith(".pyi")):
+            for statement in await self._top_level(member):
+                if (
+                    isinstance(statement, ast.AnnAssign)
+                    and isinstance(statement.target, ast.Name)
+                    and statement.target.id == name
+                ):
+                    return await self.annotation(self.tree, info, statement.annotation, None, depth + 1)
+        return None
+
+    async def _top_level(self, member: str) -> list[ast.stmt]:
+        """A module file's statements at module level (and inside its top-level `if` blocks)."""
+        if member not in self._parsed:
+            try:
+                text = (await self.tree.archive.read(member)).decode("utf-8", "replace")
+                body = parse_source(text, member).module.body
+            except ArchiveError:
+                body = []
+            flat: list[ast.stmt] = []
+            for statement in body:
+                flat.append(statement)
+                if isinstance(statement, ast.If):
+                    flat.extend([*statement.body, *statement.orelse])
+            self._parsed[member] = flat
+        return self._parsed[member]
 
     async def _module_attribute(self, module: str, attr: str) -> Lookup:
         """The index's lookup; for a name it finds only in `__all__`, what the module's star imports bind."""
