@@ -158,8 +158,11 @@ def test_a_slug_that_changed_between_runs_is_flagged_with_its_dates(
     assert found["model"] == "stub/strong" and found["flagged"]
     assert found["later_run"] == LATER and found["earlier_run"] < LATER
     assert "same slug, different behaviour" in found["text"]
-    (metric,) = found["metrics"]
-    assert metric["change"] < 0 and metric["high"] < 0 and metric["cases"] == CASES
+    metric, *others = found["metrics"]  # the headline first, then the other metrics the benchmark declares
+    assert metric["metric"] == "hallumaze score" and [m["metric"] for m in others] == ["SR", "MEI"]
+    assert metric["change"] < 0 and metric["high"] < 0 and metric["cases"] == CASES and metric["flagged"]
+    success = others[0]
+    assert success["change"] < 0 and success["earlier"] > success["later"]
 
     html = page.read_text(encoding="utf-8")
     board = html[html.index('<section id="leaderboard">') : html.index('<section id="rows">')]
@@ -183,4 +186,5 @@ def test_two_copies_of_one_run_never_drift(tmp_path_factory: pytest.TempPathFact
     assert code == 0
     drift = json.loads(result.read_text(encoding="utf-8"))["drift"]
     (found,) = drift["runs"]
-    assert not found["flagged"] and found["metrics"][0]["change"] == 0.0
+    assert not found["flagged"] and len(found["metrics"]) == 3
+    assert all(metric["change"] == 0.0 and not metric["flagged"] for metric in found["metrics"])

@@ -26,12 +26,22 @@ class Headline:
     units: Mapping[str, tuple[float, float]]
     clusters: Mapping[str, str] = field(default_factory=dict)
     counts: Mapping[str, int] = field(default_factory=dict)  # the denominators printed beside the value
+    # other metrics of the same units, by name (each unit -> (numerator, denominator)): the drift check compares
+    # a slug's runs on every one of them, not only the headline
+    also: Mapping[str, Mapping[str, tuple[float, float]]] = field(default_factory=dict)
 
     def cluster_scores(self) -> dict[str, list[float]]:
         """Per cluster, the scores of its repeats in [0, 1]: a unit of whole counts (3 of 10 tests misled)
         as that many binary outcomes, any other unit as its ratio once."""
+        return self._cluster_scores(self.units)
+
+    def metric_scores(self) -> dict[str, dict[str, list[float]]]:
+        """The headline's cluster scores and every other metric's, by metric name (headline first)."""
+        return {self.metric: self.cluster_scores(), **{name: self._cluster_scores(u) for name, u in self.also.items()}}
+
+    def _cluster_scores(self, units: Mapping[str, tuple[float, float]]) -> dict[str, list[float]]:
         found: dict[str, list[float]] = {}
-        for unit, (numerator, denominator) in self.units.items():
+        for unit, (numerator, denominator) in units.items():
             if denominator <= 0:
                 continue
             scores = found.setdefault(self.clusters.get(unit, unit), [])

@@ -103,7 +103,14 @@ def headline(rows: Sequence[Mapping[str, Any]]) -> Headline:
         "error rows": len(rows) - len(scored),
     }
     clusters = {case: prompt for case, prompt, _ in packages}
-    return Headline("hallucinated package rate (per reference)", False, "prompt", units, clusters, counts)
+    symbols = [(str(r.get("case_id")), r["scores"].get("symbols")) for r in scored]
+    functions = units_from(
+        (case, s.get("hallucinated", 0), s.get("found", 0) + s.get("hallucinated", 0))
+        for case, s in symbols
+        if isinstance(s, Mapping)
+    )
+    also = {"hallucinated function rate (per symbol)": functions}
+    return Headline("hallucinated package rate (per reference)", False, "prompt", units, clusters, counts, also)
 
 
 def separability(rows_by_model: Mapping[str, Sequence[dict[str, Any]]]) -> dict[str, Any]:

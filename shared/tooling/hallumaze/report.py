@@ -411,6 +411,10 @@ def headline(rows: Sequence[Row]) -> Headline:
         units_from((case, value, 1.0) for case, value in zip(cases, values, strict=True)),
         {case: REPEAT_SUFFIX.sub("", case) for case in cases},
         {"trials": len(rows), "scored": len(scored(rows)), "errors": errors},
+        also={
+            name: units_from((case, value, 1.0) for case, value in zip(cases, _values(rows, key), strict=True))
+            for name, key in (("SR", "sr"), ("MEI", "mei"))
+        },
     )
 
 

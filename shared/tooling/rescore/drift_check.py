@@ -2,8 +2,10 @@
 
 Kaggle records only a model's slug, and the model behind a slug can change. When the verified rows of one
 model come from runs started on different days and share cases, the headline of the earliest and of the
-latest run are compared on the shared clusters (`hallubench.tooling.statistics.drift`: a paired,
-cluster-robust test). Runs started the same day count as one run, so two copies of one run never drift.
+latest run are compared on the shared clusters, together with every other metric the headline carries
+(`Headline.also`), each with a paired, cluster-robust test, adjusted over the metrics
+(`hallubench.tooling.statistics.drift`). Runs started the same day count as one run, so two copies of one
+run never drift.
 """
 
 from __future__ import annotations
@@ -40,18 +42,19 @@ def drifts(
         if len(by_day) < 2:
             continue
         first, last = min(by_day), max(by_day)
-        earlier, later = headline(by_day[first]), headline(by_day[last])
-        before, after = earlier.cluster_scores(), later.cluster_scores()
-        shared = set(before) & set(after)
+        before, after = headline(by_day[first]).metric_scores(), headline(by_day[last]).metric_scores()
+        main = next(iter(before))
+        shared = set(before[main]) & set(after.get(main, {}))
         if len(shared) < MIN_SHARED:
             notes.append(
                 f"{model}: runs on {first} and {last} share {len(shared)} case(s); a drift check needs {MIN_SHARED}"
             )
             continue
+        metrics = [name for name in before if name in after]
         found.append(
             drift(
-                {earlier.metric: {case: before[case] for case in shared}},
-                {later.metric: {case: after[case] for case in shared}},
+                {name: {case: before[name][case] for case in shared if case in before[name]} for name in metrics},
+                {name: {case: after[name][case] for case in shared if case in after[name]} for name in metrics},
                 model=model,
                 earlier_run=first,
                 later_run=last,
