@@ -3,7 +3,8 @@
 Reads every `*.toml` in the recall corpus (tests/hallucinated_packages/data/recall_corpus, format in its
 README), runs each reply through the symbol gate (`check_answer`, language `auto`, told the removed API of
 the v7 case a reply names), and matches the gate's symbol verdicts to the labelled uses: a verdict matches
-a use when the last name of its symbol is the use's name and, where both have one, the lines agree.
+a use when the last name of its symbol is the use's name and, when the use gives a line, the verdict is a use
+written on that line (an import chain such as `requests.get` has no line of its own).
 
 Targets, checked per language (exit code 1 when one is missed):
 
@@ -122,8 +123,7 @@ def matching(use: Mapping[str, Any], verdicts: list[ReferenceVerdict]) -> list[R
     for verdict in verdicts:
         if last_name(verdict.name) != use["name"]:
             continue
-        line = verdict.line if verdict.line is not None else verdict.reference.line
-        if "line" in use and verdict.line is not None and line != use["line"]:
+        if "line" in use and verdict.line != use["line"]:  # a labelled line names a use, not an import chain
             continue
         out.append(verdict)
     return out
