@@ -393,6 +393,36 @@ class Resolver:
                 out.absorb(await self.type_members(_with_signature_env(ref), depth + 1))
         return out
 
+    async def callback_parameter(self, value: Members, argument: int, parameter: int, depth: int = 0) -> Members:
+        """Members of parameter `parameter` of a callback passed as argument `argument` of a call of `value`.
+
+        Every overload that takes a function there counts (`app.get(path, (req, res) => ...)` reads
+        `res` from each handler type the overloads accept), so a name is ruled out only when no
+        overload's callback parameter has it.
+        """
+        out = Members()
+        taken = False
+        for ref in value.calls:
+            signature = signature_of(ref.node)
+            written = _parameter_type(signature, argument)
+            if written is None:
+                continue
+            accepted = await self.type_members(TypeRef(written, ref.scope, _with_signature_env(ref).env), depth + 1)
+            if not accepted.calls:
+                if not accepted.complete:
+                    out.unknown(f"argument {argument + 1}: {accepted.why()}")
+                continue
+            for callback in accepted.calls:
+                given = _parameter_type(signature_of(callback.node), parameter)
+                if given is None:
+                    continue
+                taken = True
+                env = _with_signature_env(callback).env
+                out.absorb(await self.type_members(TypeRef(given, callback.scope, env), depth + 1))
+        if not taken:
+            return out.unknown("no declared callback parameter there")
+        return out
+
     async def await_result(self, value: Members, depth: int = 0) -> Members:
         """Members of what `await value` gives: T for a Promise<T>, the value itself for anything else."""
         if value.await_partial:
@@ -573,17 +603,21 @@ class Resolver:
                 return out.unknown(f"generic type {dotted}")
             return out.unknown(f"type {dotted} not resolvable")
         out.names |= OBJECT_MEMBERS
-        # `this` in the members stands for the type first named (Express, not the IRouter it extends).
-        this_env: Env = () if bound(ref.env, "this")[0] else (("this", ref),)
+        # `this` in the members stands for the type first named (Express, not the IRouter it extends);
+        # any other reference to a type starts afresh (a handler's `res: Response` is a Response).
+        if ref.heritage and bound(ref.env, "this")[0]:
+            outer: Env = tuple(p for p in ref.env if p[0] == "this")
+        else:
+            outer = (("this", TypeRef(ref.node, ref.scope, ref.env, ref.at_least)),)
         for decl in types:
-            outer = tuple(p for p in ref.env if p[0] == "this") + this_env
             env = bind_parameters(decl.node.child_by_field_name("type_parameters"), args, decl.scope, outer)
             if decl.kind == "interface":
                 self._object_body(decl.node.child_by_field_name("body"), decl.scope, out, env)
                 for heritage in decl.node.named_children:
                     if heritage.type == "extends_type_clause":
                         for base in heritage.named_children:
-                            out.absorb(await self.type_members(TypeRef(base, decl.scope, env), depth + 1))
+                            base_ref = TypeRef(base, decl.scope, env, heritage=True)
+                            out.absorb(await self.type_members(base_ref, depth + 1))
             elif decl.kind == "class":
                 out.absorb(await self._class_side(decl, static=False, depth=depth + 1, env=env))
             elif decl.kind == "type":
@@ -659,7 +693,8 @@ class Resolver:
             for merged in decl.scope.names.get(decl.name, []):
                 if merged.kind == "interface":
                     name = decl.node.child_by_field_name("name")
-                    out.absorb(await self._named_type(TypeRef(name, decl.scope, env), decl.name, depth + 1, []))
+                    merged_ref = TypeRef(name, decl.scope, env, heritage=True)
+                    out.absorb(await self._named_type(merged_ref, decl.name, depth + 1, []))
                     break
             out.names |= OBJECT_MEMBERS
         return out
@@ -716,3 +751,26 @@ def _class_env(decl: Decl) -> Env:
 def _promise_methods(out: Members) -> None:
     for name in ("then", "catch", "finally"):
         out.slot(name, "promise", None)
+
+
+def _parameter_type(signature: Any, index: int) -> Any:
+    """The type written for the `index`-th argument of a signature (a rest parameter's element type)."""
+    params = signature.child_by_field_name("parameters") if signature is not None else None
+    position = 0
+    for param in params.named_children if params is not None else []:
+        pattern = param.child_by_field_name("pattern")
+        if pattern is None or pattern.type == "this":
+            continue
+        annotation = param.child_by_field_name("type")
+        written = annotation.named_children[-1] if annotation is not None and annotation.named_children else None
+        if pattern.type == "rest_pattern":
+            if written is not None and written.type == "array_type" and written.named_children:
+                return written.named_children[0]
+            if written is not None and written.type == "generic_type" and _text(written).startswith("Array<"):
+                args = written.child_by_field_name("type_arguments")
+                return args.named_children[0] if args is not None and args.named_children else None
+            return None
+        if position == index:
+            return written
+        position += 1
+    return None

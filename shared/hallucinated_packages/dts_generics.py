@@ -32,6 +32,7 @@ class TypeRef:
     scope: Scope
     env: Env = ()
     at_least: bool = False  # a constraint standing in for an unbound parameter: its members, maybe more
+    heritage: bool = False  # a base of the type being read: `this` stays the type first named
 
     def child(self, node: Any) -> TypeRef:
         return TypeRef(node, self.scope, self.env)

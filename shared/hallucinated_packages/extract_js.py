@@ -351,14 +351,17 @@ class _Walker:
         origin = self.origin_of(function) if callbacks else None
         if origin is None:
             return
+        arguments_ = [a for a in arguments.named_children if a.type != "comment"]
         for callback in callbacks:
             single = callback.child_by_field_name("parameter")
             params = callback.child_by_field_name("parameters")
-            for param in [single] if single is not None else (params.named_children if params is not None else []):
+            listed = [single] if single is not None else (params.named_children if params is not None else [])
+            for position, param in enumerate(p for p in listed if p.type != "comment"):
                 if param.type == "required_parameter" and param.child_by_field_name("type") is None:
                     param = param.child_by_field_name("pattern")
                 if param is not None and param.type == "identifier":
-                    self.bind(_text(param), _extend(origin, "arg"), param)
+                    where = ("arg", f"#{arguments_.index(callback)}", f"#{position}")
+                    self.bind(_text(param), (origin[0], (*origin[1], *where), origin[2]), param)
 
     def on_assignment_expression(self, node: Any) -> None:
         left = node.child_by_field_name("left")

@@ -70,6 +70,8 @@ class JsUse:
                 text = f"({text} instance)"
             elif step == "arg":
                 text += "(callback parameter)"
+            elif step.startswith("#"):
+                continue
             elif step == "new":
                 text = f"new {text}()" if not text.endswith("()") else f"new {text}"
             else:
@@ -297,11 +299,18 @@ async def _step(reading: _Reading, value: _Value, step: str) -> _Value:
     if step == "await":
         return _Value(None, await resolver.await_result(value.types) if value.types is not None else None)
     if step == "arg":
-        return _Value(None, Members().unknown("a callback's parameter (its declared type is not followed)"))
+        return _Value(None, Members().unknown("a callback's parameter (where it is passed is not known)"))
     js_module = value.js.modules.get(step) if value.js is not None else None
     inner = ExportReader(reading.pkg).exports_of(js_module) if js_module else None
     types = await resolver.member_of(value.types, step) if value.types is not None else None
     return _Value(inner, types, callable=types is not None and bool(types.calls))
+
+
+def _numbers(steps: Sequence[str]) -> tuple[int, int] | None:
+    """(argument, parameter) from the "#k", "#j" steps after "arg"."""
+    if len(steps) != 2 or not all(s.startswith("#") and s[1:].isdigit() for s in steps):
+        return None
+    return int(steps[0][1:]), int(steps[1][1:])
 
 
 def _has(value: _Value, name: str) -> bool:
@@ -373,6 +382,12 @@ async def _walk(reading: _Reading, use: JsUse, value: _Value, first: int, label:
     """Follow the use's steps from `first` on, deciding each member name on the value reached."""
     for position, step in enumerate(use.path[first:], start=first):
         where = JsUse(use.root, use.export, use.path[:position]).label(reading.pkg.name)
+        if step.startswith("#"):
+            continue  # the argument and parameter numbers of a preceding "arg"
+        if step == "arg" and _numbers(use.path[position + 1 : position + 3]) is not None and value.types is not None:
+            argument, parameter = _numbers(use.path[position + 1 : position + 3]) or (0, 0)
+            value = _Value(None, await reading.resolver.callback_parameter(value.types, argument, parameter))
+            continue
         if step in STEPS:
             value = await _step(reading, value, step)
             continue
