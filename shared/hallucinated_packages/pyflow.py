@@ -181,11 +181,13 @@ class Resolver:
                     return await self.annotation(self.tree, info, statement.annotation, None, depth + 1)
         return None
 
-    async def _top_level(self, member: str) -> list[ast.stmt]:
+    async def _top_level(self, member: str, tree: ModuleTree | None = None) -> list[ast.stmt]:
         """A module file's statements at module level (and inside its top-level `if` blocks)."""
-        if member not in self._parsed:
+        tree = tree or self.tree
+        key = f"{id(tree)}:{member}"
+        if key not in self._parsed:
             try:
-                text = (await self.tree.archive.read(member)).decode("utf-8", "replace")
+                text = (await tree.archive.read(member)).decode("utf-8", "replace")
                 body = parse_source(text, member).module.body
             except ArchiveError:
                 body = []
@@ -194,8 +196,8 @@ class Resolver:
                 flat.append(statement)
                 if isinstance(statement, ast.If):
                     flat.extend([*statement.body, *statement.orelse])
-            self._parsed[member] = flat
-        return self._parsed[member]
+            self._parsed[key] = flat
+        return self._parsed[key]
 
     async def _module_attribute(self, module: str, attr: str) -> Lookup:
         """The index's lookup; for a name it finds only in `__all__`, what the module's star imports bind."""
@@ -389,7 +391,41 @@ class Resolver:
         target = info.imports.get(name.split(".")[0])
         if target is not None and not tree.is_module(target[0].split(".")[0]):
             return [_unknown(f"{name} is a type from {target[0]} (another distribution)")]
+        alias = await self._alias(tree, info, name, depth)
+        if alias is not None:
+            return await self.annotation(tree, alias[0], alias[1], owner, depth + 1)
         return [_unknown(f"annotation {name} is not a class the index can read")]
+
+    async def _alias(
+        self, tree: ModuleTree, info: ModuleInfo, name: str, depth: int
+    ) -> tuple[ModuleInfo, ast.expr] | None:
+        """What a type alias stands for (`Alias = Union[...]`, `Alias: TypeAlias = ...`, `type Alias = ...`)."""
+        if depth > MAX_DEPTH or "." in name:
+            return None
+        target = info.imports.get(name)
+        if target is not None:
+            if target[1] is None or not tree.is_module(target[0]):
+                return None
+            imported = await tree.info(target[0])
+            return await self._alias(tree, imported, target[1], depth + 1) if imported is not None else None
+        for member in sorted(tree.sources.get(info.name, []), key=lambda m: not m.endswith(".pyi")):
+            for statement in await self._top_level(member, tree):
+                if isinstance(statement, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id == name for t in statement.targets
+                ):
+                    return info, statement.value
+                if (
+                    isinstance(statement, ast.AnnAssign)
+                    and isinstance(statement.target, ast.Name)
+                    and statement.target.id == name
+                    and statement.value is not None
+                    and (dotted(statement.annotation) or "").endswith("TypeAlias")
+                ):
+                    return info, statement.value
+                alias_node = getattr(ast, "TypeAlias", None)  # `type X = ...`: Python 3.12 syntax
+                if alias_node is not None and isinstance(statement, alias_node) and statement.name.id == name:
+                    return info, statement.value
+        return None
 
     async def _generic(
         self, tree: ModuleTree, info: ModuleInfo, node: ast.Subscript, owner: Kind | None, depth: int
