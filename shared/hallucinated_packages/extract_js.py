@@ -8,9 +8,12 @@ become symbols to check. Names used through a default import, a `require()` bind
 object built by calling one (`const app = express(); app.del()`) are instance symbols.
 Values flow: what a package's function returns, `new` makes or `await` gives is followed through
 variables (`const res = await axios.get(u); res.data`), destructuring, `this.x` fields, chains
-(`a.b().c().d`) and `.then(r => r.x)` callbacks, each use becoming a path of steps (a member,
-`()`, `new`, `await`) that the gate follows in the package's declarations. A name declared again
-in an inner scope (a parameter, a local) shadows the package's value there.
+(`a.b().c().d`), `.then(r => r.x)` callbacks, the parameters of callbacks given to a package's
+function (`app.get("/", (req, res) => ...)`) and annotations naming a package's type (`res:
+Response`), each use becoming a path of steps (a member, `()`, `new`, `await`, `:`, `arg`) that
+the gate follows in the package's declarations. A name declared again in an inner scope (a
+parameter, a local) shadows the package's value there. Method calls on a function's unannotated
+parameter that no package value reaches are the answer's untyped uses (`UntypedUse`).
 Relative paths, `#imports`, tsconfig aliases (`@/x`, `~/x`) are local; Node builtins, including
 the `node:`-only ones, are builtins. tree-sitter is imported lazily: a host without it gets
 `ParserUnavailable`, which the checker records as unverified instead of failing the sample.

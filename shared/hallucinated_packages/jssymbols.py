@@ -1,18 +1,26 @@
 """The JavaScript symbol gate: does `package[/subpath]` give what the answer uses, per its published files?
 
 A use is a `JsUse`: a root (a named export; the module value a `require()` or namespace import
-gives; the default export) and a path of steps on it, each a member name, a call `()` or `new`:
-`import {Router} from 'express'` is (export Router); `_.debounce` after `require('lodash')` is
-(module; debounce); `const app = express(); app.listen()` is (module; (), listen); `new
-Command().option` is (export Command; new, option).
+gives; the default export) and a path of steps on it, each a member name, a call `()`, `new`,
+`await`, `:` (an instance of the type named so far: an annotation) or `arg`, `#k`, `#j` (parameter
+j of a callback passed as argument k): `import {Router} from 'express'` is (export Router);
+`_.debounce` after `require('lodash')` is (module; debounce); `const app = express();
+app.listen()` is (module; (), listen); `new Command().option` is (export Command; new, option);
+`(await axios.get(u)).data` is (default; get, (), await, data).
+
+Following a path reads declared return types (overloads together), type arguments and their
+defaults, `this`, `Promise<T>` under `await`, and the parameter types of the callbacks a signature
+accepts. A member on a value reached that way whose type cannot be read completely is
+unverified with the reason "receiver type unknown", the Python gate's wording.
 
 Two readings of the package decide, and a name either of them shows is found:
 
 * the JavaScript (`jsexports`): exported names of the entry files, followed into the packages it
   re-exports; it knows the module value's own names, never what calling or `new` gives;
 * the declarations (`dts`): the package's own `.d.ts`, else `@types/<name>` of the same major
-  version, with the packages and Node builtins (via @types/node) they import: `export =`
-  values, namespaces, interfaces, call and construct results.
+  version (another major's only finds names, never rules one out), with the packages and Node
+  builtins (via @types/node) they import: `export =` values, namespaces, interfaces, call and
+  construct results.
 
 A name is missing only when a reading that covers it is complete and neither shows it; a
 subpath the `exports` map does not list is `missing-subpath`. A name missing now but found in an
