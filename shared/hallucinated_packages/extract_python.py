@@ -3,8 +3,9 @@
 What counts: `import a.b`, `from a.b import c`, literal `importlib.import_module("x")` and
 `__import__("x")`, imports under `try/except ImportError` or `if TYPE_CHECKING:` (marked
 optional), and attribute chains, one or two links deep, on names bound by an import and never
-reassigned (`np.fake_fn()`, `pd.DataFrame.append`). Relative imports and modules the answer
-defines itself are `local`; standard-library modules are `stdlib` (the frozen 3.11 list).
+reassigned (`np.fake_fn()`, `pd.DataFrame.append`), and the uses the code makes of the values
+those give back (`pyuses`: `pd.read_csv(p).append`, `df.append` on `df: pd.DataFrame`). Relative
+imports and modules the answer defines itself are `local`; standard-library modules are `stdlib` (the frozen 3.11 list).
 Model answers are often not valid Python (notebook magics, `>>>` prompts, Python 2, cut-off
 snippets): the magics are blanked and the parse retried, and failing that, import lines are
 read with regular expressions and the block is flagged partially parsed, so nothing the model
@@ -441,7 +442,11 @@ def _collect_uses(collector: _Collector, tree: ast.Module, line_offset: int) -> 
         for name, b in collector.bindings.items()
         if name not in collector.rebound and collector.references[b.index].classification == "third-party"
     }
-    flow = follow_uses(tree, roots, line_offset=line_offset)
+    try:
+        flow = follow_uses(tree, roots, line_offset=line_offset)
+    except RecursionError:  # an expression nested past the interpreter's limit: its imports still count
+        collector.problems.append("uses not followed: code nested too deeply")
+        return []
     for index, uses in flow.uses.items():
         reference = collector.references[index]
         # `df = pd.DataFrame(); df.append` is already an instance chain of the reference
