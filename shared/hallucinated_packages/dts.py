@@ -70,6 +70,8 @@ class Members:
     slots: dict[str, list[tuple[str, Any]]] = field(default_factory=dict)  # name -> where its value is declared
     awaited: list[TypeRef] = field(default_factory=list)  # what `await` gives, when this is a Promise
     returns_promise: bool = False  # a Promise's `then`/`catch`/`finally`: calling it gives a promise
+    elements: list[TypeRef] = field(default_factory=list)  # an array's element types (`x[0]`, `for of`)
+    array_calls: list[tuple[str, tuple[TypeRef, ...]]] = field(default_factory=list)  # (method, elements)
     await_partial: bool = False  # a union of promises and other types: `await` gives more than `awaited`
 
     def slot(self, name: str, kind: str, payload: Any) -> None:
@@ -91,6 +93,8 @@ class Members:
         self.classes.extend(other.classes)
         self.awaited.extend(other.awaited)
         self.returns_promise |= other.returns_promise
+        self.elements.extend(other.elements)
+        self.array_calls.extend(other.array_calls)
         self.await_partial |= other.await_partial
         if not other.complete:
             self.complete = False
@@ -360,6 +364,10 @@ class Resolver:
             elif kind == "promise":  # `then`, `catch`, `finally`: a promise of what the callback returns
                 method = Members(names=set(OBJECT_MEMBERS | FUNCTION_MEMBERS), returns_promise=True)
                 out.absorb(method)
+            elif kind == "array":  # an array method: its callback and result follow the element type
+                method = Members(names=set(OBJECT_MEMBERS | FUNCTION_MEMBERS))
+                method.array_calls.append((name, payload))
+                out.absorb(method)
             elif kind == "export":
                 module, export = payload
                 out.absorb(await self.value_members(await self.export_decls(module, export, depth + 1), depth + 1))
@@ -384,8 +392,27 @@ class Resolver:
             out.names |= PROMISE_MEMBERS
             _promise_methods(out)
             out.await_partial = True  # what the callback returns is not followed
+        for method, elements in value.array_calls:
+            if method in _ELEMENT_RESULTS:
+                for element in elements:
+                    out.absorb(await self.type_members(element, depth + 1))
+            elif method in _SAME_ARRAY_RESULTS:
+                out.names |= ARRAY_MEMBERS
+                _array_methods(out, list(elements))
+            elif method in _NUMBER_RESULTS:
+                out.names |= PREDEFINED["number"]
+            elif method in _BOOLEAN_RESULTS:
+                out.names |= PREDEFINED["boolean"]
+            elif method == "join":
+                out.names |= PREDEFINED["string"]
+            elif method == "forEach":
+                pass
+            else:  # map, flatMap: an array of what the callback returns
+                out.names |= ARRAY_MEMBERS
         if not value.calls:
-            return out if value.returns_promise else out.unknown("not callable according to its declarations")
+            if value.returns_promise or value.array_calls:
+                return out
+            return out.unknown("not callable according to its declarations")
         for ref in value.calls:
             if ref.node is None:
                 out.unknown("a call signature without a return type")
@@ -402,6 +429,11 @@ class Resolver:
         """
         out = Members()
         taken = False
+        for method, elements in value.array_calls:
+            if argument == 0 and method in _ELEMENT_CALLBACKS and parameter < _ELEMENT_CALLBACKS[method]:
+                taken = True
+                for element in elements:
+                    out.absorb(await self.type_members(element, depth + 1))
         for ref in value.calls:
             signature = signature_of(ref.node)
             written = _parameter_type(signature, argument)
@@ -421,6 +453,15 @@ class Resolver:
                 out.absorb(await self.type_members(TypeRef(given, callback.scope, env), depth + 1))
         if not taken:
             return out.unknown("no declared callback parameter there")
+        return out
+
+    async def element_result(self, value: Members, depth: int = 0) -> Members:
+        """Members of an element of the value (`rows[0]`, `for (const row of rows)`)."""
+        if not value.elements:
+            return Members().unknown("not an array of a known element type")
+        out = Members()
+        for element in value.elements:
+            out.absorb(await self.type_members(element, depth + 1))
         return out
 
     async def await_result(self, value: Members, depth: int = 0) -> Members:
@@ -479,6 +520,8 @@ class Resolver:
             return await self.type_members(this, depth + 1)
         if kind in ("array_type", "tuple_type"):
             out.names |= ARRAY_MEMBERS
+            parts = node.named_children[:1] if kind == "array_type" else node.named_children
+            _array_methods(out, [ref.child(p) for p in parts])
             return out
         if kind == "conditional_type":
             return await self._conditional(ref, depth)
@@ -591,6 +634,8 @@ class Resolver:
             out.names |= LIB_TYPES[dotted]  # the language's own (global augmentations add names)
             for decl in types:
                 self._object_body(decl.node.child_by_field_name("body"), decl.scope, out, ref.env)
+            if dotted in ("Array", "ReadonlyArray") and args:
+                _array_methods(out, args[:1])
             if dotted in ("Promise", "PromiseLike"):
                 _promise_methods(out)
                 if args:
@@ -774,3 +819,25 @@ def _parameter_type(signature: Any, index: int) -> Any:
             return written
         position += 1
     return None
+
+
+_ELEMENT_RESULTS = frozenset({"at", "find", "findLast", "pop", "shift"})
+_SAME_ARRAY_RESULTS = frozenset({"filter", "slice", "sort", "toSorted", "reverse", "toReversed", "concat", "splice"})
+_NUMBER_RESULTS = frozenset({"indexOf", "lastIndexOf", "findIndex", "findLastIndex", "push", "unshift"})
+_BOOLEAN_RESULTS = frozenset({"includes", "some", "every"})
+_ELEMENT_CALLBACKS = {  # method -> how many leading callback parameters are elements
+    "map": 1, "flatMap": 1, "forEach": 1, "filter": 1, "find": 1, "findLast": 1, "findIndex": 1,
+    "findLastIndex": 1, "some": 1, "every": 1, "sort": 2, "toSorted": 2,
+}  # fmt: skip
+
+
+def _array_methods(out: Members, elements: list[TypeRef]) -> None:
+    """An array whose element types are known: `x[0]`, its callbacks' parameters and some results follow them."""
+    if not elements:
+        return
+    out.elements.extend(elements)
+    for name in sorted(
+        _ELEMENT_RESULTS | _SAME_ARRAY_RESULTS | _NUMBER_RESULTS | _BOOLEAN_RESULTS | set(_ELEMENT_CALLBACKS)
+    ):
+        out.slot(name, "array", tuple(elements))
+    out.slot("join", "array", tuple(elements))

@@ -288,6 +288,15 @@ class _Walker:
                 if alias is not None:
                     self.bind(_text(alias), _extend(origin, key), alias)
 
+    def on_for_in_statement(self, node: Any) -> None:
+        """`for (const row of result.rows)`: each element of a package's array."""
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or right is None or not any(c.type == "of" for c in node.children):
+            return
+        origin = self.origin_of(right)
+        if origin is not None and left.type == "identifier":
+            self.bind(_text(left), _extend(origin, "[]"), left)
+
     def on_public_field_definition(self, node: Any) -> None:
         """`class S { client = new Redis(); }`: the field's value, read later as `this.client`."""
         name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
@@ -420,6 +429,13 @@ class _Walker:
                 return self.namespace_aliases[_text(obj)], (_text(prop),), True
             base = self.origin_of(obj, depth + 1)
             return _extend(base, _text(prop)) if base is not None else None
+        if kind == "subscript_expression":  # `rows[0]` an element; `res["data"]` a member
+            obj, index = node.child_by_field_name("object"), node.child_by_field_name("index")
+            base = self.origin_of(obj, depth + 1)
+            written = _string_value(index)
+            if base is None or (index is not None and index.type in ("string", "template_string") and written is None):
+                return None
+            return _extend(base, written if written is not None else "[]")
         if kind in ("call_expression", "new_expression"):
             callee = node.child_by_field_name("function" if kind == "call_expression" else "constructor")
             if callee is None or callee.type == "import" or _is_module_load(node):
@@ -489,7 +505,7 @@ class _Walker:
 
 Origin = tuple[int, tuple[str, ...], bool]
 _MAX_FLOW = 24
-_FLOW_STEPS = frozenset({"()", "new", "await", ":", "arg"})
+_FLOW_STEPS = frozenset({"()", "new", "await", ":", "arg", "[]"})
 _SCOPES = frozenset(
     {"program", "statement_block", "arrow_function", "function_declaration", "function_expression", "function",
      "method_definition", "generator_function_declaration", "generator_function", "for_in_statement",

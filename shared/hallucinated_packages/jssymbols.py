@@ -50,7 +50,7 @@ from .pysymbols import SymbolVerdict
 from .registry import RegistryClient
 from .wheel_index import ArchiveError, older_versions, version_key
 
-STEPS = ("()", "new", "await", ":", "arg")
+STEPS = ("()", "new", "await", ":", "arg", "[]")
 RECEIVER_UNKNOWN = "receiver type unknown"  # the Python gate's wording for the same undecided case
 _EXTERNAL_ROUNDS = 3
 
@@ -78,6 +78,8 @@ class JsUse:
                 text = f"({text} instance)"
             elif step == "arg":
                 text += "(callback parameter)"
+            elif step == "[]":
+                text += "[]"
             elif step.startswith("#"):
                 continue
             elif step == "new":
@@ -308,6 +310,8 @@ async def _step(reading: _Reading, value: _Value, step: str) -> _Value:
         return _Value(None, await resolver.await_result(value.types) if value.types is not None else None)
     if step == "arg":
         return _Value(None, Members().unknown("a callback's parameter (where it is passed is not known)"))
+    if step == "[]":
+        return _Value(None, await resolver.element_result(value.types) if value.types is not None else None)
     js_module = value.js.modules.get(step) if value.js is not None else None
     inner = ExportReader(reading.pkg).exports_of(js_module) if js_module else None
     types = await resolver.member_of(value.types, step) if value.types is not None else None
