@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import copy
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -248,9 +249,15 @@ class Resolver:
         for stubs in (False, True):
             out.clear()
             for tree, info in await self._infos(module, stubs=stubs):
-                for facts in (info.stub, info.source):
-                    if facts is not None and name in facts.functions:
-                        out.append((tree, info, facts.functions[name]))
+                members = sorted(tree.sources.get(module, []), key=lambda m: not m.endswith(".pyi"))
+                for member in members:  # every definition: overloads, and versions under `if`
+                    found = [
+                        statement
+                        for statement in await self._top_level(member, tree)
+                        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name
+                    ]
+                    if found:
+                        out.append((tree, info, merged_overloads(found)))
             if any(fn.returns is not None for _, _, fn in out):
                 break
         return out
@@ -284,12 +291,17 @@ class Resolver:
         unannotated: tuple[ModuleTree, ModuleInfo, ast.stmt, tuple[str, str]] | None = None
         defs = await self._class_defs(module, cls, stubs=stubs)
         for tree, info, node in defs:
+            methods = [
+                statement
+                for statement in node.body
+                if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == attr
+            ]
+            if any(method.returns is not None for method in methods):
+                return tree, info, merged_overloads(methods), (module, cls)
+            if methods:
+                unannotated = unannotated or (tree, info, methods[-1], (module, cls))
             for statement in node.body:
-                if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == attr:
-                    if statement.returns is not None:
-                        return tree, info, statement, (module, cls)
-                    unannotated = unannotated or (tree, info, statement, (module, cls))
-                elif (
+                if (
                     isinstance(statement, ast.AnnAssign)
                     and isinstance(statement.target, ast.Name)
                     and statement.target.id == attr
@@ -478,6 +490,32 @@ class Resolver:
         if kind.kind == "container":
             return "unknown", f"a {kind.name} the package returns (its own methods are not the package's)"
         return "unknown", f".{name} on {kind.describe()}"
+
+
+def merged_overloads(
+    defs: Sequence[ast.FunctionDef | ast.AsyncFunctionDef],
+) -> ast.FunctionDef | ast.AsyncFunctionDef:
+    """One definition returning the union of what every overload returns (a use is found on any of them)."""
+    annotated = [d for d in defs if d.returns is not None and not _is_overload_impl(d, defs)]
+    if len(annotated) <= 1:
+        return annotated[0] if annotated else defs[-1]
+    union: ast.expr = annotated[0].returns  # type: ignore[assignment]
+    for each in annotated[1:]:
+        assert each.returns is not None
+        union = ast.BinOp(left=union, op=ast.BitOr(), right=each.returns)
+    merged = copy.copy(annotated[-1])
+    merged.returns = union
+    return merged
+
+
+def _is_overload_impl(fn: ast.FunctionDef | ast.AsyncFunctionDef, defs: Sequence[ast.stmt]) -> bool:
+    """The implementation after `@overload`s: its broad annotation adds nothing the overloads do not say."""
+    overloads = [d for d in defs if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_overload(d)]
+    return bool(overloads) and not _is_overload(fn)
+
+
+def _is_overload(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any((dotted(d) or "").rsplit(".", 1)[-1] == "overload" for d in fn.decorator_list)
 
 
 def _annotated(statement: ast.stmt) -> bool:
