@@ -48,7 +48,7 @@ _SEQUENCES = frozenset(
 _MAPPINGS = frozenset({"dict", "Dict", "Mapping", "MutableMapping", "defaultdict", "OrderedDict"})
 _AWAITABLES = frozenset({"Awaitable", "Coroutine"})
 _TRANSPARENT = frozenset({"Optional", "Annotated", "Final", "ClassVar", "TypeGuard", "Required", "NotRequired"})
-_UNKNOWN_NAMES = frozenset({"Any", "object", "TypeVar", "Incomplete"})
+_UNKNOWN_NAMES = frozenset({"Any", "object", "type", "TypeVar", "Incomplete"})  # any class: no member is sure
 _PROPERTIES = frozenset({"property", "cached_property", "functools.cached_property", "cache_readonly"})
 
 

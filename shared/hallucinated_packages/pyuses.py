@@ -366,9 +366,40 @@ class _Flow:
             elif isinstance(node.target, ast.Name) and value is None:
                 env[node.target.id] = current
         elif isinstance(node, (ast.For, ast.AsyncFor)):
+            before = dict(env)
             self._bind_iteration(node.target, node.iter, env)
             self.block(node.body, env, owner)
+            _replace(env, _join(before, env))  # the body may run no time, once or many
             self.block(node.orelse, env, owner)
+        elif isinstance(node, ast.While):
+            self.expr(node.test, env)
+            before = dict(env)
+            self.block(node.body, env, owner)
+            _replace(env, _join(before, env))
+            self.block(node.orelse, env, owner)
+        elif isinstance(node, ast.If):
+            self.expr(node.test, env)
+            taken, other = dict(env), dict(env)
+            self.block(node.body, taken, owner)
+            self.block(node.orelse, other, owner)
+            _replace(env, _join(taken, other))
+        elif isinstance(node, (ast.Try, ast.TryStar)):
+            tried = dict(env)
+            self.block(node.body, tried, owner)
+            self.block(node.orelse, tried, owner)
+            after = _join(env, tried)  # a handler may start anywhere in the body
+            outcomes = [tried]
+            for handler in node.handlers:
+                handled = dict(after)
+                if handler.name:
+                    handled[handler.name] = None
+                self.block(handler.body, handled, owner)
+                outcomes.append(handled)
+            joined = outcomes[0]
+            for outcome in outcomes[1:]:
+                joined = _join(joined, outcome)
+            _replace(env, joined)
+            self.block(node.finalbody, env, owner)
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             for item in node.items:
                 value = self.expr(item.context_expr, env)
@@ -447,6 +478,39 @@ class _Flow:
         for statement in node.body:
             if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.AnnAssign)):
                 self.statement(statement, body_env, node.name)
+
+
+def _join(left: Mapping[str, _Type], right: Mapping[str, _Type]) -> dict[str, _Type]:
+    """Types after two paths meet: kept where they agree; a package's value that one path changed is lost."""
+    out: dict[str, _Type] = {}
+    for name in (*left, *(k for k in right if k not in left)):
+        a, b = left.get(name), right.get(name)
+        if a == b:
+            out[name] = a
+            continue
+        if _same_instance(a, b):  # `df: pd.DataFrame` on one path, `df = pd.DataFrame()` on the other
+            out[name] = a
+            continue
+        package = a if isinstance(a, _Val) else b if isinstance(b, _Val) else None
+        if isinstance(package, _Val) and package.is_value:
+            out[name] = replace(package, known=False, counted=False) if package.known else package
+        else:
+            out[name] = None
+    return out
+
+
+def _same_instance(a: _Type, b: _Type) -> bool:
+    """An instance of the same class, once by annotation (`C :`) and once by construction (`C ()`)."""
+    if not (isinstance(a, _Val) and isinstance(b, _Val) and a.known and b.known and a.index == b.index):
+        return False
+    if len(a.path) != len(b.path) or a.path[:-1] != b.path[:-1] or not a.path or not a.path[-2:-1]:
+        return False
+    return {a.path[-1], b.path[-1]} == {INSTANCE, CALL} and a.path[-2][:1].isupper()
+
+
+def _replace(env: dict[str, _Type], new: Mapping[str, _Type]) -> None:
+    env.clear()
+    env.update(new)
 
 
 def _attr_of_import(value: _Val, attr: str) -> _Val | None:
