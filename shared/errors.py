@@ -18,6 +18,12 @@ class HallubenchError(Exception):
     HallubenchError
       conversation.ModelCallError
       confine.errors.ConfinementError (also OSError)
+      hallucinated_packages.decoys.PreflightError (also RuntimeError)
+        hallucinated_packages.decoys.CanaryFailed
+        hallucinated_packages.decoys.DecoyCompromised
+      hallucinated_packages.extract_js.ParserUnavailable (also RuntimeError)
+      hallucinated_packages.wellformed.NotWellFormed (also ValueError)
+      hallucinated_packages.wheel_index.ArchiveError
       misled_tests.data.DataError
       misled_tests.pytest_setup.PytestUnavailable
       misled_tests.sandbox.SandboxError
@@ -55,5 +61,5 @@ class HallubenchError(Exception):
       tooling.testing.ScriptExhausted (also AssertionError)
 
     Outside the tree: `misled_tests/sandbox_child.py` runs as a script with no package to import
-    from, and the classes tests/test_errors.py names as not yet moved under the root.
+    from.
     """

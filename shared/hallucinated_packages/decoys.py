@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import HallubenchError
 from ..extract import find_blocks
 from .evidence import utc_now
 from .names import canonical_pypi, squashed, ultranormalized
@@ -41,7 +42,7 @@ _DENIAL = re.compile(
 )
 
 
-class PreflightError(RuntimeError):
+class PreflightError(HallubenchError, RuntimeError):
     """The run must not start: its controls do not hold."""
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from ..errors import HallubenchError
 from .names import is_valid_npm_name, split_npm_specifier
 from .references import Reference, UntypedUse, merge_symbols
 from .stdlib_names import RUNTIME_PREFIXES, node_builtin
@@ -38,7 +39,7 @@ _CDN = re.compile(
 )
 
 
-class ParserUnavailable(RuntimeError):
+class ParserUnavailable(HallubenchError, RuntimeError):
     """tree-sitter or a grammar is not installed on this host."""
 
 

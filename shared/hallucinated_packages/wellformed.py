@@ -18,6 +18,7 @@ from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from ..errors import HallubenchError
 from .names import canonical_pypi
 
 PYPI_JSON = "pypi json"
@@ -35,7 +36,7 @@ _ZIP_STARTS = (b"PK\x03\x04", b"PK\x05\x06")  # a first member, or the end recor
 _GZIP_START = b"\x1f\x8b"
 
 
-class NotWellFormed(ValueError):
+class NotWellFormed(HallubenchError, ValueError):
     """A 2xx answer that is not what its endpoint serves; the message says what was wrong."""
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import urljoin
 
+from ..errors import HallubenchError
 from .evidence import Evidence
 from .registry import Fetched, RegistryClient
 from .settings import RegistrySettings
@@ -36,7 +37,7 @@ _TAIL_MAX = 65536 + 22  # EOCD plus the longest possible zip comment
 _PRE_RELEASE = re.compile(r"(a|b|rc|dev|alpha|beta|pre|preview|c)\d*", re.IGNORECASE)
 
 
-class ArchiveError(Exception):
+class ArchiveError(HallubenchError):
     """The artifact could not be read within the rules (download failed, byte cap, bad zip)."""
 
     def __init__(self, reason: str, evidence: tuple[Evidence, ...] = ()) -> None:
@@ -237,7 +238,7 @@ class RangeZip:
         if remaining <= 0:
             raise ArchiveError(f"byte cap of {self.budget} reached", tuple(self.evidence))
         fetched = await self.client.fetch(self.choice.url, headers={"Range": header}, max_bytes=remaining)
-        self.evidence.extend(fetched.evidence[-1:])
+        self.evidence.extend(fetched.evidence)  # every hop a redirect within the file host made, and the answer
         self._check(fetched)
         self._last = fetched
         self.bytes_read += len(fetched.content)

@@ -258,14 +258,7 @@ def test_a_file_host_redirecting_to_another_origin_makes_the_symbol_check_unveri
     [
         "tilecalc",
         "lodash",
-        pytest.param(
-            "requests",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="wheel_index.RangeZip._range keeps only the last evidence of each ranged fetch "
-                "(fetched.evidence[-1:]), so a followed hop is not recorded for wheels",
-            ),
-        ),
+        "requests",
     ],
 )
 def test_a_file_host_redirect_within_its_own_origin_is_followed_and_recorded(

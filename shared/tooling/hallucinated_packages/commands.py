@@ -22,12 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-# Named as the shared exit-code table names them, so they can move there unchanged.
-EXIT_OK = 0
-EXIT_FAILED = 1  # `check`: something hallucinated; `gate`: the gate or the canary failed
-EXIT_USAGE = 2
-EXIT_GATE_UNREACHABLE = 3  # `gate`: the registries gave no answer, so nothing was decided
-EXIT_UNVERIFIED = 4  # `check`: nothing hallucinated, but some reference could not be decided
+from ..exit_codes import EXIT_FAILED, EXIT_GATE_UNREACHABLE, EXIT_OK, EXIT_UNVERIFIED, EXIT_USAGE
 
 CHECK_EPILOG = """\
 exit codes:
