@@ -18,7 +18,11 @@ BENCHMARKS = (
         report="hallubench.tooling.hallucinated_packages.report:rescore_report",
         headline="hallubench.tooling.hallucinated_packages.report:headline",
         page_view="hallubench.tooling.hallucinated_packages.page:page_view",
-        scorer_changes=(ScorerChange(7, 8, "hallubench.tooling.hallucinated_packages.changes:explain"),),
+        scorer_changes=(
+            ScorerChange(7, 8, "hallubench.tooling.hallucinated_packages.changes:explain"),
+            ScorerChange(7, 9, "hallubench.tooling.hallucinated_packages.changes:explain"),
+            ScorerChange(8, 9, "hallubench.tooling.hallucinated_packages.changes:explain"),
+        ),
         outages="hallubench.tooling.hallucinated_packages.outages:registry_outages",
         reachability="hallubench.tooling.hallucinated_packages.reachability:run_reachability",
         protocols=(
@@ -74,6 +78,29 @@ BENCHMARKS = (
                     "(stubs, __all__, __dir__), CommonJS/UMD exports with their `export =` typings, and members "
                     "of objects built by calling or constructing an export (`express()`, `new Foo()`), one "
                     "verdict per imported name; a name is missing only when every way it could exist was read."
+                ),
+                cases_factory="hallubench.hallucinated_packages.cases:v7_cases",
+                preflight=True,
+                comparable=True,
+                run_options=(
+                    RunOption("pypi_url", "https://pypi.org", "the PyPI base URL (JSON API /pypi, Simple API /simple)"),
+                    RunOption("npm_url", "https://registry.npmjs.org", "the npm registry's base URL"),
+                ),
+            ),
+            ProtocolSpec(
+                benchmark="hallucinated-packages",
+                version=9,
+                entry="hallucinated_packages/task_v9.py",
+                title="hallucinated-packages v9: v7's prompts, types followed to the uses a reply makes",
+                description=(
+                    "The 17 prompts and cases of v7, byte for byte, so every hosted v7 and v8 run can be scored "
+                    "again with v9. The symbol gate follows the type of each value a reply uses through "
+                    "annotations, the package's return annotations, stub distributions, assignment chains, "
+                    "chained calls, with targets and annotated iterables (Python) and .d.ts return types "
+                    "(JavaScript); a use whose receiver type is unknown is counted as unverified, and a group D "
+                    "case's removed API on such a receiver is reported as a possible removed-API use, never a "
+                    "pass; a name an older release had is removed-api with that release; only the registry's own "
+                    "answers decide (a confirmed 404 from its own origin)."
                 ),
                 cases_factory="hallubench.hallucinated_packages.cases:v7_cases",
                 preflight=True,
