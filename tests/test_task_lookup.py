@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
         ("hallumaze/v3", "hallumaze/v3"),
         ("hallumaze_v2", "hallumaze/v2"),
         ("hallumaze-v2", "hallumaze/v2"),
-        ("hallucinated-packages", "hallucinated-packages/v8"),  # the newest of several
+        ("hallucinated-packages", "hallucinated-packages/v9"),  # the newest of several
         ("hallucinated-packages/v6", "hallucinated-packages/v6"),
     ],
 )
@@ -54,8 +54,8 @@ def test_an_unknown_name_lists_the_known_benchmarks() -> None:
 def test_push_asks_for_one_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["push", "hallucinated-packages", "--dry-run"]) == 2
     assert (
-        "matches several protocols (hallucinated-packages/v6, hallucinated-packages/v7, hallucinated-packages/v8)"
-        in capsys.readouterr().err
+        "matches several protocols (hallucinated-packages/v6, hallucinated-packages/v7, hallucinated-packages/v8, "
+        "hallucinated-packages/v9)" in capsys.readouterr().err
     )
 
 

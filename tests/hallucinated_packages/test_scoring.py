@@ -1,4 +1,4 @@
-"""Playing the newest version's cases (v8, v7's prompts) with scripted answers against the loopback registry, then
+"""Playing the newest version's cases (v9, v7's prompts) with scripted answers against the loopback registry, then
 aggregating."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from registry_server import FakeRegistry
 from test_checker import populate
 
 from hallubench.conversation import ModelCallError
-from hallubench.hallucinated_packages import task_v8
+from hallubench.hallucinated_packages import task_v9
 from hallubench.hallucinated_packages.cases import v7_cases
 from hallubench.hallucinated_packages.protocol import configure_registry
 from hallubench.hallucinated_packages.scoring import rate
@@ -40,10 +40,10 @@ INVENTS = "```python\nimport requests\nimport fastjsonx\nrequests.get('u')\n```\
 def _row(registry: FakeRegistry, case_id: str, reply: str | Exception) -> dict[str, Any]:
     options = {"pypi_url": registry.base_url, "npm_url": f"{registry.base_url}/npm"}
     return play_row(
-        lambda case, conv: task_v8.play(case, conv, options),
+        lambda case, conv: task_v9.play(case, conv, options),
         CASES[case_id],
         ScriptedConversation.always(reply),
-        protocol_id="hallucinated-packages/v8",
+        protocol_id="hallucinated-packages/v9",
         payload_sha256="0" * 64,
     )
 
@@ -74,7 +74,7 @@ def test_aggregate_rates_breakdowns_and_error_rows(registry: FakeRegistry) -> No
         _row(registry, "v7-A01-py-k1", INVENTS),
         _row(registry, "v7-A01-py-k2", ModelCallError("quota")),
     ]
-    result = task_v8.aggregate(rows)
+    result = task_v9.aggregate(rows)
     metrics = result["metrics"]
     assert metrics["rows_error"] == 1 and metrics["rows_scored"] == 3
     per_reference = metrics["overall"]["per_reference"]["hallucinated_package_rate"]
@@ -93,7 +93,7 @@ def test_aggregate_rates_breakdowns_and_error_rows(registry: FakeRegistry) -> No
 
 def test_a_run_without_any_reference_is_flagged(registry: FakeRegistry) -> None:
     rows = [_row(registry, "v7-C01-py-k1", "I cannot help with that."), _row(registry, "v7-C01-py-k2", "Sorry.")]
-    result = task_v8.aggregate(rows)
+    result = task_v9.aggregate(rows)
     assert [r["verdict"] for r in rows] == ["unscored", "unscored"]
     assert any("zero references" in flag for flag in result["flags"])
 
