@@ -43,6 +43,7 @@ def test_504_prompts_per_model_at_zero_is_saturated_with_the_bound_and_the_promp
     assert verdict["cases_needed"] == 368
     lines = board_lines(boards[504])
     assert any("saturated for these models" in line and "0.729 %" in line and "368" in line for line in lines)
+    assert f"  at the floor (0): {MODELS} of {MODELS}; at the ceiling (1): 0 of {MODELS}" in lines
     assert 'data-verdict="saturated"' in saturation_html(boards[504])
 
 

@@ -26,6 +26,10 @@ def board_lines(board: Mapping[str, Any]) -> list[str]:
     saturation = board.get("saturation")
     if isinstance(saturation, Mapping):
         lines.append(f"  {saturation.get('text')}")
+        models = int(saturation.get("models") or 0)
+        floor = round(float(saturation.get("share_at_floor") or 0.0) * models)
+        ceiling = round(float(saturation.get("share_at_ceiling") or 0.0) * models)
+        lines.append(f"  at the floor (0): {floor} of {models}; at the ceiling (1): {ceiling} of {models}")
     entries = [e for e in board.get("entries") or [] if isinstance(e, Mapping) and e.get("value") is not None]
     if entries:
         confidence = 100 * float(board.get("confidence") or 0.95)
