@@ -45,6 +45,7 @@ def test_504_prompts_per_model_at_zero_is_saturated_with_the_bound_and_the_promp
     assert any("saturated for these models" in line and "0.729 %" in line and "368" in line for line in lines)
     assert f"  at the floor (0): {MODELS} of {MODELS}; at the ceiling (1): 0 of {MODELS}" in lines
     assert 'data-verdict="saturated"' in saturation_html(boards[504])
+    assert f"At the floor (0): {MODELS} of {MODELS}; at the ceiling (1): 0 of {MODELS}." in saturation_html(boards[504])
 
 
 def test_14_prompts_per_model_at_zero_is_too_few_to_say_and_names_the_prompts_needed(
