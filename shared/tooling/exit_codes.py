@@ -49,6 +49,7 @@ EXIT_REFUSED: Final = 77
 EXIT_INTERRUPTED: Final = 130  # 128 + SIGINT, as a shell reports Ctrl-C
 
 _RESCORE = "rescore"
+_RUN_HTML = "run"  # `run --html` rescores what it ran and returns rescore's code
 _MISLED_CLASSIFY = "misled-tests classify"
 _GATE = "hallucinated-packages gate"
 _PUSH = ("push", "download")
@@ -68,7 +69,7 @@ TABLE: Final = (
         EXIT_FAILED,
         "the command ran and found a problem: stale task files, freeze problems, a failed check or run, "
         "a hallucinated reference, a failed gate or canary, a test that is not a clean discriminator",
-        ("build", "freeze", "check", "run", "hallucinated-packages check", _GATE, _MISLED_CLASSIFY),
+        ("build", "freeze", "verify", "check", "run", "hallucinated-packages check", _GATE, _MISLED_CLASSIFY),
     ),
     ExitCode(
         "EXIT_USAGE",
@@ -82,11 +83,18 @@ TABLE: Final = (
         "EXIT_PROMPT_MISMATCH",
         EXIT_PROMPT_MISMATCH,
         "a prompt differs from the frozen render, or a stored run cannot be verified whole",
-        (_RESCORE,),
+        (_RESCORE, _RUN_HTML),
     ),
-    ExitCode("EXIT_SCORE_DISAGREES", EXIT_SCORE_DISAGREES, "a re-scored row or headline differs", (_RESCORE,)),
-    ExitCode("EXIT_UNREADABLE", EXIT_UNREADABLE, "a run file, or a row of one, could not be read", (_RESCORE, "plan")),
-    ExitCode("EXIT_CONFLICT", EXIT_CONFLICT, "two different copies of one row: neither counted", (_RESCORE,)),
+    ExitCode(
+        "EXIT_SCORE_DISAGREES", EXIT_SCORE_DISAGREES, "a re-scored row or headline differs", (_RESCORE, _RUN_HTML)
+    ),
+    ExitCode(
+        "EXIT_UNREADABLE",
+        EXIT_UNREADABLE,
+        "a run file, or a row of one, could not be read",
+        (_RESCORE, _RUN_HTML, "plan"),
+    ),
+    ExitCode("EXIT_CONFLICT", EXIT_CONFLICT, "two different copies of one row: neither counted", (_RESCORE, _RUN_HTML)),
     ExitCode(
         "EXIT_JAIL",
         EXIT_JAIL,
@@ -97,7 +105,7 @@ TABLE: Final = (
         "EXIT_UNREACHABLE",
         EXIT_UNREACHABLE,
         "a service the re-scoring needs gave no answer here: the rows it touched are not judged",
-        (_RESCORE,),
+        (_RESCORE, _RUN_HTML),
     ),
     ExitCode(
         "EXIT_HARNESS_ERROR",
