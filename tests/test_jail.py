@@ -139,3 +139,18 @@ def test_a_mismatch_from_the_worker_must_be_exactly_one() -> None:
     for bad in ({**good, "offset": "0"}, {**good, "extra": 1}, {**good, "logged_role": 3}, [good]):
         with pytest.raises(ValueError):
             _mismatch(bad)
+
+
+def test_a_checkout_or_interpreter_under_tmp_is_shown_over_the_scratch_not_hidden_by_it(tmp_path: Path) -> None:
+    """A clone made under /tmp (its .venv there too) must stay visible: bwrap mounts in order, so the scratch
+    tmpfs on /tmp comes before every read-only view, which then lies on top of it."""
+    from hallubench.tooling.jail.command import SCRATCH, bwrap_command
+
+    inside = tmp_path / "checkout"
+    inside.mkdir()
+    assert str(inside).startswith(SCRATCH + "/")
+    argv = bwrap_command("bwrap", JailPolicy(readable=(str(inside),)), ["true"], stage_dir=None).argv
+    tmpfs = argv.index("--tmpfs")
+    assert argv[tmpfs + 1] == SCRATCH
+    binds = [i for i, arg in enumerate(argv) if arg == "--ro-bind" and argv[i + 2].startswith(SCRATCH + "/")]
+    assert binds and all(tmpfs < i for i in binds), argv

@@ -101,13 +101,16 @@ def bwrap_command(bwrap: str, policy: JailPolicy, inner: list[str], *, stage_dir
         staged.append((path, f"{stage_dir}/{len(staged)}", writable))
         return staged[-1][1]
 
+    # The scratch tmpfs first: an interpreter or checkout that lives under /tmp (a clone made there) is then
+    # bound read-only on top of it, instead of being hidden by it.
+    args += ["--size", str(policy.scratch_bytes), "--tmpfs", SCRATCH]
     for path in read_only_sources(policy):
         args += ["--ro-bind", source(path), path]
     args += ["--ro-bind", source(package_folder()), f"{CODE_ROOT}/hallubench"]
     for path in SYSTEM_DIRECTORIES:
         if os.path.islink(path):
             args += ["--symlink", os.readlink(path), path]
-    args += ["--dev", "/dev", "--proc", "/proc", "--size", str(policy.scratch_bytes), "--tmpfs", SCRATCH]
+    args += ["--dev", "/dev", "--proc", "/proc"]
     for path in policy.writable:
         real = os.path.realpath(path)
         args += ["--bind", source(real, writable=True), real]
