@@ -65,3 +65,17 @@ def test_a_hallucinating_model_ends_saturation(boards: dict[int, dict[str, Any]]
         row["scores"] = {"packages": {"missing": 1, "exists": 1, "unverified": 0}}
     verdict = separability(rows)["saturation"]
     assert verdict["verdict"] == "not saturated" and verdict["any_separable"]
+
+
+def test_each_listed_pair_shows_the_adjusted_p_that_decides_it() -> None:
+    """A pair's bootstrap interval can exclude 0 while Holm keeps it together: the page shows both numbers."""
+    from hallubench.tooling.report_html.board import separability_html
+
+    rows = {f"model-{k}": _rows(40) for k in range(3)}
+    for row in rows["model-2"][:6]:
+        row["scores"] = {"packages": {"missing": 1, "exists": 1, "unverified": 0}}
+    board = separability({name: found for name, found in rows.items()})
+    html = separability_html(board)
+    for pair in board["pairs"]:
+        assert f"<b>{pair['a']}</b> vs <b>{pair['b']}</b>" in html
+        assert f"adjusted p {pair['p_adjusted']:.3f}" in html

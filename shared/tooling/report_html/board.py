@@ -54,9 +54,14 @@ def _pair_text(pair: Mapping[str, Any], unit: str) -> str:
     diff = pair.get("diff")
     shown = "n/a" if diff is None else f"{'+' if diff >= 0 else ''}{number(diff)}"
     span = interval(pair.get("low"), pair.get("high"))
+    # the interval is the evidence shown; separability is the adjusted test, so its p-value stands beside it
+    adjusted = pair.get("p_adjusted")
+    tested = f", adjusted p {number(adjusted)}" if isinstance(adjusted, (int, float)) else ""
     return (
         f"<li><b>{esc(pair.get('a'))}</b> vs <b>{esc(pair.get('b'))}</b>: {esc(shown)} {esc(span)} "
-        f"over {esc(pair.get('n'))} shared {esc(unit)}(s)" + (f" <small>({esc(why)})</small>" if why else "") + "</li>"
+        f"over {esc(pair.get('n'))} shared {esc(unit)}(s){esc(tested)}"
+        + (f" <small>({esc(why)})</small>" if why else "")
+        + "</li>"
     )
 
 
