@@ -19,6 +19,14 @@ def rank_text(entry: Mapping[str, Any], rank: int) -> str:
     return f"{rank} [{low}]" if low == high else f"{rank} [{low}-{high}]"
 
 
+def at_the_ends(saturation: Mapping[str, Any]) -> str:
+    """`at the floor (0): 1 of 5; at the ceiling (1): 0 of 5`: the saturation verdict's shares as counts."""
+    models = int(saturation.get("models") or 0)
+    floor = round(float(saturation.get("share_at_floor") or 0.0) * models)
+    ceiling = round(float(saturation.get("share_at_ceiling") or 0.0) * models)
+    return f"at the floor (0): {floor} of {models}; at the ceiling (1): {ceiling} of {models}"
+
+
 def board_lines(board: Mapping[str, Any]) -> list[str]:
     """The leaderboard's verdicts, one per line (no table: each benchmark prints its own)."""
     direction = "higher is better" if board.get("higher_is_better") else "lower is better"
@@ -26,10 +34,7 @@ def board_lines(board: Mapping[str, Any]) -> list[str]:
     saturation = board.get("saturation")
     if isinstance(saturation, Mapping):
         lines.append(f"  {saturation.get('text')}")
-        models = int(saturation.get("models") or 0)
-        floor = round(float(saturation.get("share_at_floor") or 0.0) * models)
-        ceiling = round(float(saturation.get("share_at_ceiling") or 0.0) * models)
-        lines.append(f"  at the floor (0): {floor} of {models}; at the ceiling (1): {ceiling} of {models}")
+        lines.append(f"  {at_the_ends(saturation)}")
     entries = [e for e in board.get("entries") or [] if isinstance(e, Mapping) and e.get("value") is not None]
     if entries:
         confidence = 100 * float(board.get("confidence") or 0.95)

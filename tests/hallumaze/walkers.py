@@ -1,9 +1,10 @@
 """Stub models for hallumaze that score differently from maze to maze: a solver that solves a share of mazes.
 
-Each reply reads the maze from the prompt (its open directions per cell), and, for a maze the model "knows"
-(a hash of the prompt and the model's name under its skill), walks the shortest path to the exit; otherwise it
-takes a few legal random steps, seeded by the prompt, and stops. So a model's scores vary by case, two models
-differ by about the gap in their skills, and the same model answers the same prompt the same way every time.
+For a maze the model "knows" (a hash of the prompt and the model's name under its skill) a reply walks the
+maze's solution (hallumaze's own generator and solver, from the prompt's size and seed); otherwise it takes a
+few legal random steps from the open directions the prompt lists, seeded by the prompt, and stops. So a
+model's scores vary by case, two models differ by about the gap in their skills, and the same model answers the
+same prompt the same way every time.
 """
 
 from __future__ import annotations
@@ -11,45 +12,31 @@ from __future__ import annotations
 import hashlib
 import random
 import re
-from collections import deque
 from collections.abc import Callable
+from itertools import pairwise
 from typing import Any
 
-Cell = tuple[int, int]
+from hallubench.hallumaze.generate import maze_for
+from hallubench.hallumaze.grid import direction_between
+from hallubench.hallumaze.solve import solution_for
+
 MOVES = {"N": (-1, 0), "S": (1, 0), "E": (0, 1), "W": (0, -1)}
 _CELL = re.compile(r"^\((\d+),(\d+)\): \[([^\]]*)\]", re.MULTILINE)
-_EXIT = re.compile(r"EXIT:\((\d+),(\d+)\)")
+_SIZE_AND_SEED = re.compile(r"MAZE (\d+)x\d+ .*?\nSeed: (\d+)", re.DOTALL)
 
 
-def maze_of(prompt: str) -> tuple[dict[Cell, list[str]], Cell]:
-    """The open directions of every cell, and the exit, as the prompt states them."""
-    cells = {(int(r), int(c)): re.findall(r"[NSEW]", dirs) for r, c, dirs in _CELL.findall(prompt)}
-    found = _EXIT.search(prompt)
-    assert found is not None and cells, "not a hallumaze prompt"
-    return cells, (int(found.group(1)), int(found.group(2)))
+def open_directions(prompt: str) -> dict[tuple[int, int], list[str]]:
+    """The open directions of every cell, as the prompt states them (what a wandering model reads)."""
+    return {(int(r), int(c)): re.findall(r"[NSEW]", dirs) for r, c, dirs in _CELL.findall(prompt)}
 
 
-def shortest_path(cells: dict[Cell, list[str]], exit_cell: Cell) -> list[str]:
-    """The moves of a shortest walk from (0,0) to the exit (breadth first)."""
-    came: dict[Cell, tuple[Cell, str] | None] = {(0, 0): None}
-    queue = deque([(0, 0)])
-    while queue:
-        cell = queue.popleft()
-        if cell == exit_cell:
-            break
-        for move in cells.get(cell, []):
-            dr, dc = MOVES[move]
-            nxt = (cell[0] + dr, cell[1] + dc)
-            if nxt not in came:
-                came[nxt] = (cell, move)
-                queue.append(nxt)
-    moves: list[str] = []
-    cell = exit_cell
-    while came.get(cell) is not None:
-        before, move = came[cell]  # type: ignore[misc]
-        moves.append(move)
-        cell = before
-    return moves[::-1]
+def shortest_path(prompt: str) -> list[str]:
+    """The moves of the maze's solution: the maze regenerated from the prompt's size and seed, solved by
+    hallumaze's own breadth-first search."""
+    found = _SIZE_AND_SEED.search(prompt)
+    assert found is not None, "not a hallumaze prompt"
+    cells = solution_for(maze_for(int(found.group(1)), int(found.group(2))))
+    return [str(direction_between(a, b)) for a, b in pairwise(cells)]
 
 
 def _reply_text(moves: list[str], confidence: int) -> str:
@@ -73,9 +60,9 @@ def solver(name: str, skill: float) -> Callable[[list[dict[str, Any]]], str]:
     def reply(messages: list[dict[str, Any]]) -> str:
         prompt = str(messages[-1]["content"])
         digest = hashlib.sha256(f"{name}\n{prompt}".encode()).digest()
-        cells, exit_cell = maze_of(prompt)
+        cells = open_directions(prompt)
         if int.from_bytes(digest[:4], "big") / 2**32 < skill:
-            return _reply_text(shortest_path(cells, exit_cell), 90)
+            return _reply_text(shortest_path(prompt), 90)
         rng = random.Random(digest)
         cell, moves = (0, 0), []
         for _ in range(rng.randint(1, 4)):

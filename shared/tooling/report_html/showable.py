@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..board_text import at_the_ends
 from .markup import esc, number, table
 
 PLOT_WIDTH = 420
@@ -26,13 +27,10 @@ def saturation_html(board: Mapping[str, Any]) -> str:
         return ""
     kind = str(verdict.get("verdict") or "")
     css = "sat-bad" if kind == "saturated" else "sat-warn" if kind == "too few cases" else "sat-ok"
-    models = int(verdict.get("models") or 0)
-    floor = round(float(verdict.get("share_at_floor") or 0.0) * models)
-    ceiling = round(float(verdict.get("share_at_ceiling") or 0.0) * models)
+    ends = at_the_ends(verdict)
     return (
         f'<p id="saturation" class="saturation {css}" data-verdict="{esc(kind)}"><b>Headroom:</b> '
-        f"{esc(verdict.get('text'))} <small>At the floor (0): {floor} of {models}; at the ceiling (1): {ceiling} "
-        f"of {models}.</small></p>"
+        f"{esc(verdict.get('text'))} <small>{esc(ends[:1].upper() + ends[1:])}.</small></p>"
     )
 
 
